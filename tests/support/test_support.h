@@ -1,0 +1,83 @@
+/* Shared test helpers: seeded random data, fp16/bf16 conversion, tensors with guard bytes, and
+ * an independent float64 reference reduction (a naive multi-index loop, no planner). */
+#ifndef OPNN_TEST_SUPPORT_H
+#define OPNN_TEST_SUPPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#define TS_GUARD_BYTES 64
+#define TS_GUARD_BYTE 0xA5
+
+/* --- random numbers (splitmix64), seeded; the seed is printed by ts_seed() --- */
+typedef struct ts_rng {
+    uint64_t s;
+} ts_rng;
+uint64_t ts_seed(const char *test_name); /* OPNN_TEST_SEED or a fixed default, printed */
+uint64_t ts_next(ts_rng *r);
+double ts_uniform(ts_rng *r); /* [0, 1) */
+int64_t ts_range(ts_rng *r, int64_t lo, int64_t hi); /* [lo, hi] */
+
+/* --- 16-bit floats --- */
+uint16_t ts_f32_to_f16(float f);
+float ts_f16_to_f32(uint16_t h);
+uint16_t ts_f32_to_bf16(float f);
+float ts_bf16_to_f32(uint16_t h);
+
+/* --- dtypes --- */
+DLDataType ts_dtype(const char *name); /* "f32" "f64" "f16" "bf16" "i32" "i64" */
+const char *ts_dtype_name(DLDataType t);
+size_t ts_dtype_size(DLDataType t);
+bool ts_dtype_is_float(DLDataType t);
+double ts_load(const void *base, DLDataType t, int64_t index); /* element as double */
+int64_t ts_load_int(const void *base, DLDataType t, int64_t index);
+void ts_store(void *base, DLDataType t, int64_t index, double v); /* rounds to t */
+
+/* --- host buffers with guard bytes after the end --- */
+typedef struct ts_buf {
+    void *data;    /* elements */
+    size_t bytes;  /* without the guard */
+} ts_buf;
+ts_buf ts_buf_alloc(size_t bytes); /* fills data with 0x5A and the guard with TS_GUARD_BYTE */
+bool ts_buf_guard_ok(const ts_buf *b);
+void ts_buf_free(ts_buf *b);
+
+/* Fills n elements at base (with element stride 1) with random values: floats uniform in
+ * [-1, 1) (scaled by `scale`), ints in [-1000, 1000]. */
+void ts_fill_random(ts_rng *r, void *base, DLDataType t, int64_t n, double scale);
+
+/* A DLTensor over caller-owned storage. shape/strides are copied into the struct's arrays. */
+typedef struct ts_tensor {
+    DLTensor t;
+    int64_t shape[16];
+    int64_t strides[16];
+} ts_tensor;
+void ts_tensor_init(ts_tensor *x, void *data, DLDeviceType dev, DLDataType dtype, int32_t ndim,
+                    const int64_t *shape, const int64_t *strides /* NULL: compact */);
+int64_t ts_numel(int32_t ndim, const int64_t *shape);
+/* Extent of storage (elements) that a strided view touches: max offset + 1 (0 if empty). */
+int64_t ts_storage_elems(int32_t ndim, const int64_t *shape, const int64_t *strides);
+
+/* --- the float64 reference --- */
+typedef enum ts_op { TS_SUM, TS_MEAN, TS_MAX, TS_MIN, TS_PROD } ts_op;
+ts_op ts_op_from_name(const char *op); /* "ReduceSum" ... */
+
+/* Reduces x over the dims in mask (bit i = dim i) into out_f (floats, n outputs) or out_i
+ * (integers), in compact output order of the kept dims. Float results in double; integer
+ * results wrap like int64 then are truncated to the dtype's width. Returns the number of
+ * outputs. empty-set identities per DESIGN.md. */
+int64_t ts_reference(ts_op op, const DLTensor *x, uint32_t mask, double *out_f, int64_t *out_i);
+
+/* Compares output (dtype t, n elements) with the reference. Tolerance: relative+absolute per
+ * dtype, scaled by sqrt(N) for sums (N = elements combined). NaN must match NaN, inf must match
+ * the same inf, ints exactly. Prints the first mismatch with its index; returns true if equal. */
+bool ts_check(const char *what, const void *out, DLDataType t, int64_t n, const double *ref_f,
+              const int64_t *ref_i, int64_t red_n, ts_op op);
+
+/* True when a CUDA device is present (always false in a build without CUDA). */
+bool ts_have_cuda(void);
+
+#endif /* OPNN_TEST_SUPPORT_H */
