@@ -1,0 +1,112 @@
+/* DLPack helpers. */
+#include "core/tensor.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int64_t opnn__numel(int32_t ndim, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int32_t i = 0; i < ndim; i++) {
+        if (shape[i] < 0)
+            return -1;
+        if (shape[i] != 0 && n > INT64_MAX / shape[i])
+            return -1;
+        n *= shape[i];
+    }
+    return n;
+}
+
+bool opnn__tensor_is_compact(const DLTensor *t)
+{
+    if (!t->strides)
+        return true;
+    int64_t expect = 1;
+    for (int32_t i = t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] == 0)
+            return true; /* an empty tensor has no layout to violate */
+        if (t->shape[i] != 1 && t->strides[i] != expect)
+            return false;
+        expect *= t->shape[i];
+    }
+    return true;
+}
+
+DLDeviceType opnn__device_kind(DLDevice d)
+{
+    switch (d.device_type) {
+    case kDLCUDAHost:
+        return kDLCPU;
+    case kDLCUDAManaged:
+        return kDLCUDA;
+    default:
+        return d.device_type;
+    }
+}
+
+const char *opnn__device_name(DLDeviceType t)
+{
+    switch (t) {
+    case kDLCPU:
+        return "cpu";
+    case kDLCUDA:
+        return "cuda";
+    case kDLCUDAHost:
+        return "cuda_host";
+    case kDLCUDAManaged:
+        return "cuda_managed";
+    case kDLOpenCL:
+        return "opencl";
+    case kDLVulkan:
+        return "vulkan";
+    case kDLMetal:
+        return "metal";
+    case kDLROCM:
+        return "rocm";
+    default:
+        return "unknown device";
+    }
+}
+
+void opnn__dtype_format(DLDataType t, char *buf, size_t len)
+{
+    const char *code = NULL;
+    switch (t.code) {
+    case kDLInt:
+        code = "i";
+        break;
+    case kDLUInt:
+        code = "u";
+        break;
+    case kDLFloat:
+        code = "f";
+        break;
+    case kDLBfloat:
+        code = "bf";
+        break;
+    case kDLComplex:
+        code = "c";
+        break;
+    default:
+        break;
+    }
+    if (!code)
+        snprintf(buf, len, "code %u bits %u", (unsigned)t.code, (unsigned)t.bits);
+    else if (t.lanes != 1)
+        snprintf(buf, len, "%s%ux%u", code, (unsigned)t.bits, (unsigned)t.lanes);
+    else
+        snprintf(buf, len, "%s%u", code, (unsigned)t.bits);
+}
+
+void opnn__shape_format(int32_t ndim, const int64_t *shape, char *buf, size_t len)
+{
+    size_t used = 0;
+    int n = snprintf(buf, len, "[");
+    used = n > 0 ? (size_t)n : 0;
+    for (int32_t i = 0; i < ndim && used < len; i++) {
+        n = snprintf(buf + used, len - used, i ? ", %lld" : "%lld", (long long)shape[i]);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, "]");
+}
