@@ -105,6 +105,7 @@ op_status op_load_plugin(const char *path, op_plugin **out)
     }
     snprintf(p->name, sizeof(p->name), "%s", info->name ? info->name : "plugin");
     p->reg.name = p->name;
+    p->reg.staging = true;
     st = info->register_ops(&p->reg);
     if (st != OP_OK) {
         /* leave nothing half-registered */
@@ -116,6 +117,7 @@ op_status op_load_plugin(const char *path, op_plugin **out)
             st = OP_ERR_PLUGIN;
         goto out_close;
     }
+    opnn__registrar_commit(&p->reg);
     p->refs = 1;
     p->next = g_plugins;
     g_plugins = p;

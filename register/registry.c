@@ -7,6 +7,7 @@
 
 #include "core/plan.h"
 #include "core/tensor.h"
+#include "opnn/op.h"
 #include "register/registry_impl.h"
 
 #define OPNN_OP_NAME_MAX 64
@@ -16,7 +17,7 @@ static pthread_rwlock_t g_lock = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static uint64_t g_next_uid = 1;
 static uint64_t g_epoch; /* read under the lock */
-static op_registrar g_builtin = {"builtin", NULL, 0, 0};
+static op_registrar g_builtin = {.name = "builtin"};
 static _Thread_local char g_reg_msg[256];
 
 const char *opnn__registry_error(void)
@@ -44,11 +45,18 @@ uint64_t opnn__registry_epoch(void)
     return __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
 }
 
-opnn_op *opnn__op_find(const char *name)
+/* Any op of that name, staged or not. */
+static opnn_op *opnn__op_find_any(const char *name)
 {
     opnn_op *op = NULL;
     HASH_FIND_STR(g_ops, name, op);
     return op;
+}
+
+opnn_op *opnn__op_find(const char *name)
+{
+    opnn_op *op = opnn__op_find_any(name);
+    return op && !op->staged ? op : NULL;
 }
 
 static int opnn__kernel_cmp(DLDeviceType da, DLDataType ta, DLDeviceType db, DLDataType tb)
@@ -182,7 +190,7 @@ static op_status opnn__register_op_impl(op_registrar *r, const op_schema *s)
         return OP_ERR_OUT_OF_MEMORY;
 
     opnn__registry_wrlock();
-    if (opnn__op_find(op->name)) {
+    if (opnn__op_find_any(op->name)) {
         snprintf(g_reg_msg, sizeof(g_reg_msg), "op_register_op: an op named '%s' exists already",
                  op->name);
         st = OP_ERR_ALREADY_EXISTS;
@@ -194,6 +202,7 @@ static op_status opnn__register_op_impl(op_registrar *r, const op_schema *s)
             goto out_unlock;
     }
     op->uid = g_next_uid++;
+    op->staged = r && r->staging;
     opnn__hash_oomed = 0;
     HASH_ADD_KEYPTR_INORDER(hh, g_ops, op->name, strlen(op->name), op, opnn__op_cmp);
     if (opnn__hash_oomed) {
@@ -218,8 +227,9 @@ static op_status opnn__register_kernel_impl(op_registrar *r, const char *name, D
         return OP_ERR_INVALID_ARGUMENT;
     op_status st = OP_OK;
     opnn__registry_wrlock();
-    opnn_op *op = opnn__op_find(name);
-    if (!op) {
+    opnn_op *op = opnn__op_find_any(name);
+    /* a plugin may add kernels only to visible ops or to its own staged ones */
+    if (!op || (op->staged && op->owner != r)) {
         st = OP_ERR_NOT_FOUND;
         goto out_unlock;
     }
@@ -311,11 +321,23 @@ op_status op_unregister_op(const char *name)
     return st;
 }
 
+void opnn__registrar_commit(op_registrar *r)
+{
+    opnn__registry_wrlock();
+    for (size_t i = 0; i < r->num_ops; i++) {
+        opnn_op *op = opnn__op_find_any(r->ops[i]);
+        if (op && op->owner == r)
+            op->staged = false;
+    }
+    r->staging = false;
+    opnn__registry_unlock();
+}
+
 void opnn__registrar_remove_all(op_registrar *r)
 {
     opnn__registry_wrlock();
     for (size_t i = 0; i < r->num_ops; i++) {
-        opnn_op *op = opnn__op_find(r->ops[i]);
+        opnn_op *op = opnn__op_find_any(r->ops[i]);
         if (op && op->owner == r)
             opnn__op_remove_locked(op);
         free(r->ops[i]);
@@ -329,9 +351,13 @@ size_t op_list(const char **names, size_t capacity)
     opnn__registry_init();
     opnn__registry_rdlock();
     size_t n = 0;
-    for (opnn_op *op = g_ops; op; op = op->hh.next, n++)
+    for (opnn_op *op = g_ops; op; op = op->hh.next) {
+        if (op->staged)
+            continue;
         if (names && n < capacity)
             names[n] = op->name;
+        n++;
+    }
     opnn__registry_unlock();
     return n;
 }

@@ -26,6 +26,7 @@ typedef struct opnn_op {
     size_t num_kernels;
     op_registrar *owner; /* NULL: the host program */
     uint64_t uid;        /* unique per registration, for plan cache keys */
+    bool staged;         /* registered by a plugin still loading: invisible to lookups */
     UT_hash_handle hh;
 } opnn_op;
 
@@ -41,6 +42,7 @@ struct op_registrar {
     const char *name; /* "builtin" or the plugin's name */
     char **ops;       /* owned copies of the names it added */
     size_t num_ops, cap_ops;
+    bool staging;     /* ops it adds stay invisible until opnn__registrar_commit */
 };
 
 /* The built-ins are registered on first use of any registry entry point. */
@@ -51,7 +53,7 @@ void opnn__registry_rdlock(void);
 void opnn__registry_wrlock(void);
 void opnn__registry_unlock(void);
 
-/* Lookups; call with the lock held. */
+/* Lookups of visible ops; call with the lock held. */
 opnn_op *opnn__op_find(const char *name);
 const opnn_kernel *opnn__kernel_find(const opnn_op *op, DLDeviceType device, DLDataType dtype);
 
@@ -60,6 +62,9 @@ const char *opnn__registry_error(void);
 
 /* Bumped whenever an op is removed, so plan caches drop stale plans. */
 uint64_t opnn__registry_epoch(void);
+
+/* Makes a staging registrar's ops visible, all at once. */
+void opnn__registrar_commit(op_registrar *r);
 
 /* Removes every op a registrar added (takes the write lock) and forgets them. */
 void opnn__registrar_remove_all(op_registrar *r);

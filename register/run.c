@@ -7,6 +7,7 @@
 
 #include "core/context_impl.h"
 #include "core/tensor.h"
+#include "opnn/op.h"
 #include "register/registry_impl.h"
 
 static const char *opnn__attr_type_name(op_attr_type t)
