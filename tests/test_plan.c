@@ -1,0 +1,1188 @@
+/* White-box tests of the reduce planner (core/plan.c): a table of views and the plan each must
+ * give, the errors, and a seeded random sweep that checks a plan reads the same elements into
+ * the same outputs as the view it came from. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/plan.h"
+#include "support/test_support.h"
+
+/* --- the table ------------------------------------------------------------------------------ */
+
+typedef struct plan_case {
+    const char *name;
+    /* the request */
+    int32_t ndim;
+    int64_t shape[OP_MAX_DIMS];
+    const int64_t *strides; /* NULL: compact */
+    size_t num_axes;
+    int64_t axes[OP_MAX_DIMS];
+    bool noop;
+    const char *dtype; /* NULL: "f32" */
+    /* the plan */
+    opnn_reduce_class cls;
+    int64_t out_numel, red_numel;
+    uint32_t mask;
+    const char *pat; /* merged dims, outer to inner: K kept, R reduced */
+    int64_t mshape[OP_MAX_DIMS], mistride[OP_MAX_DIMS], mostride[OP_MAX_DIMS];
+    /* a, r, b (FULL, ROW, COL, MIDDLE) or r1, c, r2 (OUTER_INNER); all zero: both views absent */
+    int64_t view[3], vstride[3];
+} plan_case;
+
+#define NUM_(...) (sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+#define SHAPE(...) .ndim = (int32_t)NUM_(__VA_ARGS__), .shape = {__VA_ARGS__}
+#define STRIDES(...)                                                                               \
+    .strides = (const int64_t[])                                                                   \
+    {                                                                                              \
+        __VA_ARGS__                                                                                \
+    }
+#define AXES(...) .num_axes = NUM_(__VA_ARGS__), .axes = {__VA_ARGS__}
+
+#define R16_SHAPE 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2
+#define R16_ISTRIDE 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1
+
+/* clang-format off */
+static const plan_case cases[] = {
+    /* --- FULL --- */
+    {
+        .name = "plan__full_contiguous",
+        SHAPE(1024),
+        .cls = OPNN_CLASS_FULL, .out_numel = 1, .red_numel = 1024, .mask = 0x1,
+        .pat = "R", .mshape = {1024}, .mistride = {1}, .mostride = {0},
+        .view = {1, 1024, 1}, .vstride = {0, 1, 0},
+    },
+    {
+        .name = "plan__full_empty_axes_merge_all",
+        SHAPE(4, 8, 16),
+        .cls = OPNN_CLASS_FULL, .out_numel = 1, .red_numel = 512, .mask = 0x7,
+        .pat = "R", .mshape = {512}, .mistride = {1}, .mostride = {0},
+        .view = {1, 512, 1}, .vstride = {0, 1, 0},
+    },
+    {
+        .name = "plan__full_explicit_axes_unordered",
+        SHAPE(4, 8, 16), AXES(2, 0, -2),
+        .cls = OPNN_CLASS_FULL, .out_numel = 1, .red_numel = 512, .mask = 0x7,
+        .pat = "R", .mshape = {512}, .mistride = {1}, .mostride = {0},
+        .view = {1, 512, 1}, .vstride = {0, 1, 0},
+    },
+    {
+        /* a transposed view of a [8, 16] buffer: the reduced set is still one contiguous run */
+        .name = "plan__full_transposed_merges",
+        SHAPE(16, 8), STRIDES(1, 16),
+        .cls = OPNN_CLASS_FULL, .out_numel = 1, .red_numel = 128, .mask = 0x3,
+        .pat = "R", .mshape = {128}, .mistride = {1}, .mostride = {0},
+        .view = {1, 128, 1}, .vstride = {0, 1, 0},
+    },
+    {
+        .name = "plan__full_beyond_int32",
+        SHAPE(8589934592), .dtype = "f32",
+        .cls = OPNN_CLASS_FULL, .out_numel = 1, .red_numel = 8589934592, .mask = 0x1,
+        .pat = "R", .mshape = {8589934592}, .mistride = {1}, .mostride = {0},
+        .view = {1, 8589934592, 1}, .vstride = {0, 1, 0},
+    },
+    {
+        .name = "plan__full_all_size1",
+        SHAPE(1, 1, 1),
+        .cls = OPNN_CLASS_FULL, .out_numel = 1, .red_numel = 1, .mask = 0x7,
+        .pat = "",
+        .view = {1, 1, 1}, .vstride = {0, 1, 0},
+    },
+    {
+        .name = "plan__full_rank0",
+        .ndim = 0,
+        .cls = OPNN_CLASS_FULL, .out_numel = 1, .red_numel = 1, .mask = 0x0,
+        .pat = "",
+        .view = {1, 1, 1}, .vstride = {0, 1, 0},
+    },
+    {
+        .name = "plan__full_rank0_noop",
+        .ndim = 0, .noop = true,
+        .cls = OPNN_CLASS_FULL, .out_numel = 1, .red_numel = 1, .mask = 0x0,
+        .pat = "",
+        .view = {1, 1, 1}, .vstride = {0, 1, 0},
+    },
+    {
+        .name = "plan__full_rank16",
+        SHAPE(R16_SHAPE), .dtype = "f64",
+        .cls = OPNN_CLASS_FULL, .out_numel = 1, .red_numel = 65536, .mask = 0xffff,
+        .pat = "R", .mshape = {65536}, .mistride = {1}, .mostride = {0},
+        .view = {1, 65536, 1}, .vstride = {0, 1, 0},
+    },
+    /* --- ROW --- */
+    {
+        .name = "plan__row_contiguous",
+        SHAPE(64, 1024), AXES(1),
+        .cls = OPNN_CLASS_ROW, .out_numel = 64, .red_numel = 1024, .mask = 0x2,
+        .pat = "KR", .mshape = {64, 1024}, .mistride = {1024, 1}, .mostride = {1, 0},
+        .view = {64, 1024, 1}, .vstride = {1024, 1, 0},
+    },
+    {
+        .name = "plan__row_adjacent_axes_merge",
+        SHAPE(8, 16, 32, 4), AXES(2, 3),
+        .cls = OPNN_CLASS_ROW, .out_numel = 128, .red_numel = 128, .mask = 0xc,
+        .pat = "KR", .mshape = {128, 128}, .mistride = {128, 1}, .mostride = {1, 0},
+        .view = {128, 128, 1}, .vstride = {128, 1, 0},
+    },
+    {
+        .name = "plan__row_negative_axes",
+        SHAPE(8, 16, 32), AXES(-1, -2), .dtype = "i64",
+        .cls = OPNN_CLASS_ROW, .out_numel = 8, .red_numel = 512, .mask = 0x6,
+        .pat = "KR", .mshape = {8, 512}, .mistride = {512, 1}, .mostride = {1, 0},
+        .view = {8, 512, 1}, .vstride = {512, 1, 0},
+    },
+    {
+        /* bench seed_hw: [N, C, H, W] over H, W */
+        .name = "plan__row_nchw_spatial",
+        SHAPE(128, 256, 56, 56), AXES(2, 3),
+        .cls = OPNN_CLASS_ROW, .out_numel = 32768, .red_numel = 3136, .mask = 0xc,
+        .pat = "KR", .mshape = {32768, 3136}, .mistride = {3136, 1}, .mostride = {1, 0},
+        .view = {32768, 3136, 1}, .vstride = {3136, 1, 0},
+    },
+    {
+        /* rows padded to a pitch of 16 */
+        .name = "plan__row_gapped_pitch",
+        SHAPE(6, 10), STRIDES(16, 1), AXES(1),
+        .cls = OPNN_CLASS_ROW, .out_numel = 6, .red_numel = 10, .mask = 0x2,
+        .pat = "KR", .mshape = {6, 10}, .mistride = {16, 1}, .mostride = {1, 0},
+        .view = {6, 10, 1}, .vstride = {16, 1, 0},
+    },
+    {
+        /* x[2:5, 3:7] of an [8, 12] buffer (the start lives in byte_offset) */
+        .name = "plan__row_subview",
+        SHAPE(3, 4), STRIDES(12, 1), AXES(1), .dtype = "bf16",
+        .cls = OPNN_CLASS_ROW, .out_numel = 3, .red_numel = 4, .mask = 0x2,
+        .pat = "KR", .mshape = {3, 4}, .mistride = {12, 1}, .mostride = {1, 0},
+        .view = {3, 4, 1}, .vstride = {12, 1, 0},
+    },
+    {
+        /* x[:, 2:6, :] of a [4, 8, 16] buffer over its last two dims: one gapped run per row */
+        .name = "plan__row_subview_merges_inner",
+        SHAPE(4, 4, 16), STRIDES(128, 16, 1), AXES(1, 2),
+        .cls = OPNN_CLASS_ROW, .out_numel = 4, .red_numel = 64, .mask = 0x6,
+        .pat = "KR", .mshape = {4, 64}, .mistride = {128, 1}, .mostride = {1, 0},
+        .view = {4, 64, 1}, .vstride = {128, 1, 0},
+    },
+    {
+        /* every row is the same broadcast data */
+        .name = "plan__row_broadcast_kept",
+        SHAPE(5, 7), STRIDES(0, 1), AXES(1),
+        .cls = OPNN_CLASS_ROW, .out_numel = 5, .red_numel = 7, .mask = 0x2,
+        .pat = "KR", .mshape = {5, 7}, .mistride = {0, 1}, .mostride = {1, 0},
+        .view = {5, 7, 1}, .vstride = {0, 1, 0},
+    },
+    {
+        /* a broadcast dim goes outermost whatever its position */
+        .name = "plan__row_broadcast_moves_outermost",
+        SHAPE(5, 7), STRIDES(1, 0), AXES(0),
+        .cls = OPNN_CLASS_ROW, .out_numel = 7, .red_numel = 5, .mask = 0x1,
+        .pat = "KR", .mshape = {7, 5}, .mistride = {0, 1}, .mostride = {1, 0},
+        .view = {7, 5, 1}, .vstride = {0, 1, 0},
+    },
+    {
+        .name = "plan__row_size1_everywhere",
+        SHAPE(1, 6, 1, 8, 1), AXES(3, 4),
+        .cls = OPNN_CLASS_ROW, .out_numel = 6, .red_numel = 8, .mask = 0x18,
+        .pat = "KR", .mshape = {6, 8}, .mistride = {8, 1}, .mostride = {1, 0},
+        .view = {6, 8, 1}, .vstride = {8, 1, 0},
+    },
+    {
+        /* reducing a transposed view along its stride-1 dim */
+        .name = "plan__row_from_transpose",
+        SHAPE(16, 8), STRIDES(1, 16), AXES(0),
+        .cls = OPNN_CLASS_ROW, .out_numel = 8, .red_numel = 16, .mask = 0x1,
+        .pat = "KR", .mshape = {8, 16}, .mistride = {16, 1}, .mostride = {1, 0},
+        .view = {8, 16, 1}, .vstride = {16, 1, 0},
+    },
+    {
+        .name = "plan__row_wide_beyond_int32",
+        SHAPE(65536, 65536), AXES(1), .dtype = "f16",
+        .cls = OPNN_CLASS_ROW, .out_numel = 65536, .red_numel = 65536, .mask = 0x2,
+        .pat = "KR", .mshape = {65536, 65536}, .mistride = {65536, 1}, .mostride = {1, 0},
+        .view = {65536, 65536, 1}, .vstride = {65536, 1, 0},
+    },
+    {
+        /* the reduced dim has size 1: each output copies one input */
+        .name = "plan__row_reduced_size1_only",
+        SHAPE(4, 1, 6), AXES(1),
+        .cls = OPNN_CLASS_ROW, .out_numel = 24, .red_numel = 1, .mask = 0x2,
+        .pat = "K", .mshape = {24}, .mistride = {1}, .mostride = {1},
+        .view = {24, 1, 1}, .vstride = {1, 1, 0},
+    },
+    {
+        .name = "plan__row_nothing_reduced_noop",
+        SHAPE(4, 6), .noop = true, .dtype = "i32",
+        .cls = OPNN_CLASS_ROW, .out_numel = 24, .red_numel = 1, .mask = 0x0,
+        .pat = "K", .mshape = {24}, .mistride = {1}, .mostride = {1},
+        .view = {24, 1, 1}, .vstride = {1, 1, 0},
+    },
+    /* --- COL --- */
+    {
+        .name = "plan__col_contiguous",
+        SHAPE(1024, 64), AXES(0),
+        .cls = OPNN_CLASS_COL, .out_numel = 64, .red_numel = 1024, .mask = 0x1,
+        .pat = "RK", .mshape = {1024, 64}, .mistride = {64, 1}, .mostride = {0, 1},
+        .view = {1, 1024, 64}, .vstride = {0, 64, 1},
+    },
+    {
+        .name = "plan__col_adjacent_axes_merge",
+        SHAPE(4, 8, 16, 32), AXES(0, 1),
+        .cls = OPNN_CLASS_COL, .out_numel = 512, .red_numel = 32, .mask = 0x3,
+        .pat = "RK", .mshape = {32, 512}, .mistride = {512, 1}, .mostride = {0, 1},
+        .view = {1, 32, 512}, .vstride = {0, 512, 1},
+    },
+    {
+        .name = "plan__col_broadcast_reduced",
+        SHAPE(5, 7), STRIDES(0, 1), AXES(0),
+        .cls = OPNN_CLASS_COL, .out_numel = 7, .red_numel = 5, .mask = 0x1,
+        .pat = "RK", .mshape = {5, 7}, .mistride = {0, 1}, .mostride = {0, 1},
+        .view = {1, 5, 7}, .vstride = {0, 0, 1},
+    },
+    {
+        /* two broadcast reduced dims merge into one */
+        .name = "plan__col_broadcast_reduced_merge",
+        SHAPE(3, 4, 5), STRIDES(0, 0, 1), AXES(0, 1),
+        .cls = OPNN_CLASS_COL, .out_numel = 5, .red_numel = 12, .mask = 0x3,
+        .pat = "RK", .mshape = {12, 5}, .mistride = {0, 1}, .mostride = {0, 1},
+        .view = {1, 12, 5}, .vstride = {0, 0, 1},
+    },
+    {
+        .name = "plan__col_gapped_pitch",
+        SHAPE(6, 10), STRIDES(16, 1), AXES(0),
+        .cls = OPNN_CLASS_COL, .out_numel = 10, .red_numel = 6, .mask = 0x1,
+        .pat = "RK", .mshape = {6, 10}, .mistride = {16, 1}, .mostride = {0, 1},
+        .view = {1, 6, 10}, .vstride = {0, 16, 1},
+    },
+    {
+        .name = "plan__col_from_transpose",
+        SHAPE(16, 8), STRIDES(1, 16), AXES(1),
+        .cls = OPNN_CLASS_COL, .out_numel = 16, .red_numel = 8, .mask = 0x2,
+        .pat = "RK", .mshape = {8, 16}, .mistride = {16, 1}, .mostride = {0, 1},
+        .view = {1, 8, 16}, .vstride = {0, 16, 1},
+    },
+    {
+        .name = "plan__col_subview_merges_inner",
+        SHAPE(4, 4, 16), STRIDES(128, 16, 1), AXES(0),
+        .cls = OPNN_CLASS_COL, .out_numel = 64, .red_numel = 4, .mask = 0x1,
+        .pat = "RK", .mshape = {4, 64}, .mistride = {128, 1}, .mostride = {0, 1},
+        .view = {1, 4, 64}, .vstride = {0, 128, 1},
+    },
+    {
+        /* NCHW sizes stored NHWC (channels last), reduced over N, H, W: per-channel stats */
+        .name = "plan__col_channels_last",
+        SHAPE(2, 3, 4, 5), STRIDES(60, 1, 15, 3), AXES(0, 2, 3),
+        .cls = OPNN_CLASS_COL, .out_numel = 3, .red_numel = 40, .mask = 0xd,
+        .pat = "RK", .mshape = {40, 3}, .mistride = {3, 1}, .mostride = {0, 1},
+        .view = {1, 40, 3}, .vstride = {0, 3, 1},
+    },
+    {
+        .name = "plan__col_beyond_int32",
+        SHAPE(4294967296, 4), AXES(0), .dtype = "f32",
+        .cls = OPNN_CLASS_COL, .out_numel = 4, .red_numel = 4294967296, .mask = 0x1,
+        .pat = "RK", .mshape = {4294967296, 4}, .mistride = {4, 1}, .mostride = {0, 1},
+        .view = {1, 4294967296, 4}, .vstride = {0, 4, 1},
+    },
+    /* --- MIDDLE --- */
+    {
+        .name = "plan__middle_contiguous",
+        SHAPE(4, 6, 8), AXES(1),
+        .cls = OPNN_CLASS_MIDDLE, .out_numel = 32, .red_numel = 6, .mask = 0x2,
+        .pat = "KRK", .mshape = {4, 6, 8}, .mistride = {48, 8, 1}, .mostride = {8, 0, 1},
+        .view = {4, 6, 8}, .vstride = {48, 8, 1},
+    },
+    {
+        .name = "plan__middle_adjacent_axes_merge",
+        SHAPE(2, 3, 4, 5, 6), AXES(2, 3),
+        .cls = OPNN_CLASS_MIDDLE, .out_numel = 36, .red_numel = 20, .mask = 0xc,
+        .pat = "KRK", .mshape = {6, 20, 6}, .mistride = {120, 6, 1}, .mostride = {6, 0, 1},
+        .view = {6, 20, 6}, .vstride = {120, 6, 1},
+    },
+    {
+        .name = "plan__middle_broadcast_outer",
+        SHAPE(3, 4, 5), STRIDES(0, 5, 1), AXES(1),
+        .cls = OPNN_CLASS_MIDDLE, .out_numel = 15, .red_numel = 4, .mask = 0x2,
+        .pat = "KRK", .mshape = {3, 4, 5}, .mistride = {0, 5, 1}, .mostride = {5, 0, 1},
+        .view = {3, 4, 5}, .vstride = {0, 5, 1},
+    },
+    {
+        /* zero strides on A and R: ties keep their original order, A before R */
+        .name = "plan__middle_broadcast_both",
+        SHAPE(3, 4, 5), STRIDES(0, 0, 1), AXES(1),
+        .cls = OPNN_CLASS_MIDDLE, .out_numel = 15, .red_numel = 4, .mask = 0x2,
+        .pat = "KRK", .mshape = {3, 4, 5}, .mistride = {0, 0, 1}, .mostride = {5, 0, 1},
+        .view = {3, 4, 5}, .vstride = {0, 0, 1},
+    },
+    {
+        .name = "plan__middle_broadcast_moves_outermost",
+        SHAPE(3, 4, 5), STRIDES(5, 0, 1), AXES(0),
+        .cls = OPNN_CLASS_MIDDLE, .out_numel = 20, .red_numel = 3, .mask = 0x1,
+        .pat = "KRK", .mshape = {4, 3, 5}, .mistride = {0, 5, 1}, .mostride = {5, 0, 1},
+        .view = {4, 3, 5}, .vstride = {0, 5, 1},
+    },
+    {
+        .name = "plan__middle_subview",
+        SHAPE(4, 4, 16), STRIDES(128, 16, 1), AXES(1),
+        .cls = OPNN_CLASS_MIDDLE, .out_numel = 64, .red_numel = 4, .mask = 0x2,
+        .pat = "KRK", .mshape = {4, 4, 16}, .mistride = {128, 16, 1}, .mostride = {16, 0, 1},
+        .view = {4, 4, 16}, .vstride = {128, 16, 1},
+    },
+    {
+        /* channels last over H, W: [N] [H*W] [C] */
+        .name = "plan__middle_channels_last",
+        SHAPE(2, 3, 4, 5), STRIDES(60, 1, 15, 3), AXES(2, 3),
+        .cls = OPNN_CLASS_MIDDLE, .out_numel = 6, .red_numel = 20, .mask = 0xc,
+        .pat = "KRK", .mshape = {2, 20, 3}, .mistride = {60, 3, 1}, .mostride = {3, 0, 1},
+        .view = {2, 20, 3}, .vstride = {60, 3, 1},
+    },
+    {
+        .name = "plan__middle_rank8_merges",
+        SHAPE(2, 2, 2, 2, 2, 2, 2, 2), AXES(2, 3, 4, 5),
+        .cls = OPNN_CLASS_MIDDLE, .out_numel = 16, .red_numel = 16, .mask = 0x3c,
+        .pat = "KRK", .mshape = {4, 16, 4}, .mistride = {64, 4, 1}, .mostride = {4, 0, 1},
+        .view = {4, 16, 4}, .vstride = {64, 4, 1},
+    },
+    /* --- OUTER_INNER --- */
+    {
+        .name = "plan__outer_inner_contiguous",
+        SHAPE(3, 4, 5), AXES(0, 2),
+        .cls = OPNN_CLASS_OUTER_INNER, .out_numel = 4, .red_numel = 15, .mask = 0x5,
+        .pat = "RKR", .mshape = {3, 4, 5}, .mistride = {20, 5, 1}, .mostride = {0, 1, 0},
+        .view = {3, 4, 5}, .vstride = {20, 5, 1},
+    },
+    {
+        /* bench bn_nhw: [N, C, H, W] over N, H, W */
+        .name = "plan__outer_inner_nchw_batchnorm",
+        SHAPE(128, 256, 56, 56), AXES(0, 2, 3),
+        .cls = OPNN_CLASS_OUTER_INNER, .out_numel = 256, .red_numel = 401408, .mask = 0xd,
+        .pat = "RKR", .mshape = {128, 256, 3136}, .mistride = {802816, 3136, 1},
+        .mostride = {0, 1, 0},
+        .view = {128, 256, 3136}, .vstride = {802816, 3136, 1},
+    },
+    {
+        .name = "plan__outer_inner_size1_dims",
+        SHAPE(1, 3, 1, 4, 5, 1), AXES(-6, 1, 4, 5),
+        .cls = OPNN_CLASS_OUTER_INNER, .out_numel = 4, .red_numel = 15, .mask = 0x33,
+        .pat = "RKR", .mshape = {3, 4, 5}, .mistride = {20, 5, 1}, .mostride = {0, 1, 0},
+        .view = {3, 4, 5}, .vstride = {20, 5, 1},
+    },
+    /* --- GENERIC --- */
+    {
+        .name = "plan__generic_alternating_krkr",
+        SHAPE(2, 3, 4, 5), AXES(1, 3),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 8, .red_numel = 15, .mask = 0xa,
+        .pat = "KRKR", .mshape = {2, 3, 4, 5}, .mistride = {60, 20, 5, 1},
+        .mostride = {4, 0, 1, 0},
+    },
+    {
+        .name = "plan__generic_alternating_rkrk",
+        SHAPE(2, 3, 4, 5), AXES(0, 2),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 15, .red_numel = 8, .mask = 0x5,
+        .pat = "RKRK", .mshape = {2, 3, 4, 5}, .mistride = {60, 20, 5, 1},
+        .mostride = {0, 5, 0, 1},
+    },
+    {
+        .name = "plan__generic_rank8_alternating",
+        SHAPE(2, 3, 2, 3, 2, 3, 2, 3), AXES(1, 3, 5, 7),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 16, .red_numel = 81, .mask = 0xaa,
+        .pat = "KRKRKRKR", .mshape = {2, 3, 2, 3, 2, 3, 2, 3},
+        .mistride = {648, 216, 108, 36, 18, 6, 3, 1}, .mostride = {8, 0, 4, 0, 2, 0, 1, 0},
+    },
+    {
+        .name = "plan__generic_rank16_alternating",
+        SHAPE(R16_SHAPE), AXES(1, 3, 5, 7, 9, 11, 13, 15),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 256, .red_numel = 256, .mask = 0xaaaa,
+        .pat = "KRKRKRKRKRKRKRKR", .mshape = {R16_SHAPE}, .mistride = {R16_ISTRIDE},
+        .mostride = {128, 0, 64, 0, 32, 0, 16, 0, 8, 0, 4, 0, 2, 0, 1, 0},
+    },
+    {
+        /* kept dims [4, 5] whose input order is [5, 4]: the output is not compact in [A, B] */
+        .name = "plan__generic_permuted_kept_dims",
+        SHAPE(4, 5, 6), STRIDES(1, 24, 4), AXES(2),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 20, .red_numel = 6, .mask = 0x4,
+        .pat = "KRK", .mshape = {5, 6, 4}, .mistride = {24, 4, 1}, .mostride = {1, 0, 5},
+    },
+    {
+        /* a transposed copy: contiguous in the input, but not in the same order in the output */
+        .name = "plan__generic_transposed_copy",
+        SHAPE(4, 6), STRIDES(1, 4), .noop = true,
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 24, .red_numel = 1, .mask = 0x0,
+        .pat = "KK", .mshape = {6, 4}, .mistride = {4, 1}, .mostride = {1, 6},
+    },
+    {
+        .name = "plan__generic_inner_stride_2",
+        SHAPE(6, 10), STRIDES(20, 2), AXES(1),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 6, .red_numel = 10, .mask = 0x2,
+        .pat = "KR", .mshape = {6, 10}, .mistride = {20, 2}, .mostride = {1, 0},
+    },
+    {
+        .name = "plan__generic_full_strided",
+        SHAPE(10), STRIDES(3),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 1, .red_numel = 10, .mask = 0x1,
+        .pat = "R", .mshape = {10}, .mistride = {3}, .mostride = {0},
+    },
+    {
+        /* a broadcast dim next to a stride-1 dim does not merge with it */
+        .name = "plan__generic_full_broadcast",
+        SHAPE(4, 5), STRIDES(0, 1),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 1, .red_numel = 20, .mask = 0x3,
+        .pat = "RR", .mshape = {4, 5}, .mistride = {0, 1}, .mostride = {0, 0},
+    },
+    {
+        /* overlapping rows (a sliding window): a_stride 2 < R 3 */
+        .name = "plan__generic_row_overlapping",
+        SHAPE(4, 3), STRIDES(2, 1), AXES(1),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 4, .red_numel = 3, .mask = 0x2,
+        .pat = "KR", .mshape = {4, 3}, .mistride = {2, 1}, .mostride = {1, 0},
+    },
+    {
+        /* equal strides keep their order: dim 0 stays outer */
+        .name = "plan__generic_equal_strides",
+        SHAPE(3, 3), STRIDES(1, 1), AXES(1),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 3, .red_numel = 3, .mask = 0x2,
+        .pat = "KR", .mshape = {3, 3}, .mistride = {1, 1}, .mostride = {1, 0},
+    },
+    /* --- EMPTY and FILL --- */
+    {
+        .name = "plan__empty_kept_dim_zero",
+        SHAPE(0, 5), AXES(1),
+        .cls = OPNN_CLASS_EMPTY, .out_numel = 0, .red_numel = 5, .mask = 0x2,
+        .pat = "KR", .mshape = {0, 5}, .mistride = {5, 1}, .mostride = {1, 0},
+    },
+    {
+        /* an empty output wins over an empty reduction */
+        .name = "plan__empty_both_zero",
+        SHAPE(0, 0), AXES(0),
+        .cls = OPNN_CLASS_EMPTY, .out_numel = 0, .red_numel = 0, .mask = 0x1,
+        .pat = "RK", .mshape = {0, 0}, .mistride = {0, 1}, .mostride = {0, 1},
+    },
+    {
+        .name = "plan__fill_reduced_dim_zero",
+        SHAPE(5, 0), AXES(1),
+        .cls = OPNN_CLASS_FILL, .out_numel = 5, .red_numel = 0, .mask = 0x2,
+        .pat = "KR", .mshape = {5, 0}, .mistride = {0, 1}, .mostride = {1, 0},
+    },
+    {
+        .name = "plan__fill_middle_zero",
+        SHAPE(3, 0, 4), AXES(1),
+        .cls = OPNN_CLASS_FILL, .out_numel = 12, .red_numel = 0, .mask = 0x2,
+        .pat = "KRK", .mshape = {3, 0, 4}, .mistride = {0, 4, 1}, .mostride = {4, 0, 1},
+    },
+    {
+        .name = "plan__fill_full_zero",
+        SHAPE(0),
+        .cls = OPNN_CLASS_FILL, .out_numel = 1, .red_numel = 0, .mask = 0x1,
+        .pat = "R", .mshape = {0}, .mistride = {1}, .mostride = {0},
+    },
+};
+
+/* clang-format on */
+
+#define NUM_CASES (sizeof cases / sizeof cases[0])
+
+/* --- helpers -------------------------------------------------------------------------------- */
+
+static DLDataType case_dtype(const plan_case *c)
+{
+    return ts_dtype(c->dtype ? c->dtype : "f32");
+}
+
+static opnn_reduce_request case_request(const plan_case *c)
+{
+    opnn_reduce_request req = {
+        .op = "ReduceSum",
+        .ndim = c->ndim,
+        .shape = c->shape,
+        .strides = c->strides,
+        .axes = c->num_axes ? c->axes : NULL,
+        .num_axes = c->num_axes,
+        .noop_with_empty_axes = c->noop,
+        .dtype = case_dtype(c),
+    };
+    return req;
+}
+
+/* One input element: where it is read from and which output it goes to. */
+typedef struct io_pair {
+    int64_t in, out;
+} io_pair;
+
+static int io_pair_cmp(const void *x, const void *y)
+{
+    const io_pair *a = x, *b = y;
+
+    if (a->in != b->in)
+        return a->in < b->in ? -1 : 1;
+    if (a->out != b->out)
+        return a->out < b->out ? -1 : 1;
+    return 0;
+}
+
+/* Lists (input offset, output index) for every element of a strided view with per-dim output
+ * strides, sorted. Returns the count. */
+static int64_t io_pairs(int n, const int64_t *size, const int64_t *istride, const int64_t *ostride,
+                        io_pair *out)
+{
+    int64_t idx[OP_MAX_DIMS] = {0};
+    int64_t total = 1, k;
+
+    for (int d = 0; d < n; d++)
+        total *= size[d];
+    for (k = 0; k < total; k++) {
+        int64_t in = 0, o = 0;
+
+        for (int d = 0; d < n; d++) {
+            in += idx[d] * istride[d];
+            o += idx[d] * ostride[d];
+        }
+        out[k].in = in;
+        out[k].out = o;
+        for (int d = n - 1; d >= 0; d--) {
+            if (++idx[d] < size[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    qsort(out, (size_t)total, sizeof *out, io_pair_cmp);
+    return total;
+}
+
+/* Checks, element by element, that the plan's merged dims and its class view read the same
+ * elements into the same outputs as the request describes. Small views only. */
+static void check_plan_mapping(const opnn_reduce_request *req, const opnn_reduce_plan *plan)
+{
+    int64_t istride[OP_MAX_DIMS], ostride[OP_MAX_DIMS], step = 1, out_step = 1, n;
+    io_pair *want, *got;
+
+    for (int d = req->ndim - 1; d >= 0; d--) {
+        istride[d] = req->strides ? req->strides[d] : step;
+        step *= req->shape[d];
+        /* an independent compact output: kept dims in their original order */
+        if ((plan->red_mask >> d) & 1u) {
+            ostride[d] = 0;
+        } else {
+            ostride[d] = out_step;
+            out_step *= req->shape[d];
+        }
+    }
+    n = ts_numel(req->ndim, req->shape);
+    want = malloc((size_t)n * sizeof *want);
+    got = malloc((size_t)n * sizeof *got);
+    assert_non_null(want);
+    assert_non_null(got);
+    assert_int_equal(io_pairs(req->ndim, req->shape, istride, ostride, want), n);
+
+    assert_int_equal(io_pairs(plan->ndim, plan->shape, plan->istride, plan->ostride, got), n);
+    assert_memory_equal(want, got, (size_t)n * sizeof *want);
+
+    if (plan->cls == OPNN_CLASS_OUTER_INNER) {
+        int64_t size[3] = {plan->r1, plan->c, plan->r2};
+        int64_t is[3] = {plan->r1_stride, plan->c_stride, plan->r2_stride};
+        int64_t os[3] = {0, 1, 0};
+
+        assert_int_equal(io_pairs(3, size, is, os, got), n);
+        assert_memory_equal(want, got, (size_t)n * sizeof *want);
+    } else if (plan->cls != OPNN_CLASS_GENERIC) {
+        int64_t size[3] = {plan->a, plan->r, plan->b};
+        int64_t is[3] = {plan->a_stride, plan->r_stride, plan->b_stride};
+        int64_t os[3] = {plan->b, 0, 1};
+
+        assert_int_equal(io_pairs(3, size, is, os, got), n);
+        assert_memory_equal(want, got, (size_t)n * sizeof *want);
+    }
+    free(want);
+    free(got);
+}
+
+/* The invariants core/plan.h promises for each class. */
+static void check_plan_invariants(const opnn_reduce_plan *p)
+{
+    for (int i = 0; i < p->ndim; i++) {
+        assert_true(p->shape[i] != 1);
+        if (p->reduced[i])
+            assert_int_equal(p->ostride[i], 0);
+    }
+    switch (p->cls) {
+    case OPNN_CLASS_FULL:
+        assert_int_equal(p->r_stride, 1);
+        assert_int_equal(p->a * p->b, 1);
+        assert_int_equal(p->out_numel, 1);
+        break;
+    case OPNN_CLASS_ROW:
+        assert_int_equal(p->r_stride, 1);
+        assert_true(p->a_stride == 0 || p->a_stride >= p->r);
+        assert_int_equal(p->b, 1);
+        break;
+    case OPNN_CLASS_COL:
+        assert_int_equal(p->b_stride, 1);
+        assert_true(p->r_stride == 0 || p->r_stride >= p->b);
+        assert_int_equal(p->a, 1);
+        break;
+    case OPNN_CLASS_MIDDLE:
+        assert_int_equal(p->b_stride, 1);
+        break;
+    case OPNN_CLASS_OUTER_INNER:
+        assert_int_equal(p->r2_stride, 1);
+        assert_int_equal(p->c, p->out_numel);
+        assert_int_equal(p->r1 * p->r2, p->red_numel);
+        break;
+    default:
+        break;
+    }
+    if (p->cls >= OPNN_CLASS_FULL && p->cls <= OPNN_CLASS_MIDDLE) {
+        assert_int_equal(p->a * p->b, p->out_numel);
+        assert_int_equal(p->r, p->red_numel);
+    }
+}
+
+/* --- the table test ------------------------------------------------------------------------- */
+
+static void plan__case(void **state)
+{
+    const plan_case *c = *state;
+    const int64_t none[3] = {1, 1, 1}, none_stride[3] = {0, 0, 0};
+    const int64_t *arb = none, *arb_stride = none_stride, *rcr = none, *rcr_stride = none_stride;
+    opnn_reduce_request req;
+    opnn_reduce_plan plan;
+    char msg[256] = "";
+    op_status st;
+    int n = (int)strlen(c->pat);
+
+    /* set up */
+    req = case_request(c);
+    memset(&plan, 0xA5, sizeof plan);
+
+    /* run */
+    st = opnn__reduce_plan_init(&plan, &req, msg, sizeof msg);
+
+    /* check */
+    if (st != OP_OK)
+        fail_msg("%s: status %d, message \"%s\"", c->name, (int)st, msg);
+    assert_string_equal(opnn__reduce_class_name(plan.cls), opnn__reduce_class_name(c->cls));
+    assert_int_equal(plan.out_numel, c->out_numel);
+    assert_int_equal(plan.red_numel, c->red_numel);
+    assert_int_equal(plan.red_mask, c->mask);
+    assert_int_equal(plan.dtype.code, req.dtype.code);
+    assert_int_equal(plan.dtype.bits, req.dtype.bits);
+    assert_int_equal(plan.dtype.lanes, 1);
+
+    assert_int_equal(plan.ndim, n);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(plan.reduced[i], c->pat[i] == 'R');
+        assert_int_equal(plan.shape[i], c->mshape[i]);
+        assert_int_equal(plan.istride[i], c->mistride[i]);
+        assert_int_equal(plan.ostride[i], c->mostride[i]);
+    }
+
+    if (c->view[0] != 0 && c->cls == OPNN_CLASS_OUTER_INNER) {
+        rcr = c->view;
+        rcr_stride = c->vstride;
+    } else if (c->view[0] != 0) {
+        arb = c->view;
+        arb_stride = c->vstride;
+    }
+    assert_int_equal(plan.a, arb[0]);
+    assert_int_equal(plan.r, arb[1]);
+    assert_int_equal(plan.b, arb[2]);
+    assert_int_equal(plan.a_stride, arb_stride[0]);
+    assert_int_equal(plan.r_stride, arb_stride[1]);
+    assert_int_equal(plan.b_stride, arb_stride[2]);
+    assert_int_equal(plan.r1, rcr[0]);
+    assert_int_equal(plan.c, rcr[1]);
+    assert_int_equal(plan.r2, rcr[2]);
+    assert_int_equal(plan.r1_stride, rcr_stride[0]);
+    assert_int_equal(plan.c_stride, rcr_stride[1]);
+    assert_int_equal(plan.r2_stride, rcr_stride[2]);
+
+    /* the planner leaves the launch to opnn__reduce_plan_launch */
+    assert_int_equal(plan.launch.family, 0);
+    assert_int_equal(plan.launch.workspace_bytes, 0);
+
+    check_plan_invariants(&plan);
+    if (plan.out_numel > 0 && plan.red_numel > 0 && ts_numel(c->ndim, c->shape) <= (1 << 17))
+        check_plan_mapping(&req, &plan);
+}
+
+/* --- keepdims ------------------------------------------------------------------------------- */
+
+/* The request has no keepdims: the output offsets a plan gives are the compact offsets of the
+ * kept dims, which are the same whether or not the reduced dims stay as size-1 dims. */
+static void plan__keepdims_independent(void **state)
+{
+    const int64_t shape[3] = {3, 4, 5}, axes[1] = {1};
+    const int64_t keep[3] = {3, 1, 5}, drop[2] = {3, 5};
+    int64_t keep_stride[3], drop_stride[2];
+    opnn_reduce_request req = {
+        .op = "ReduceSum",
+        .ndim = 3,
+        .shape = shape,
+        .axes = axes,
+        .num_axes = 1,
+        .dtype = ts_dtype("f32"),
+    };
+    opnn_reduce_plan plan;
+    char msg[128] = "";
+    (void)state;
+
+    /* set up: compact strides of both output shapes */
+    keep_stride[2] = 1;
+    keep_stride[1] = keep[2] * keep_stride[2];
+    keep_stride[0] = keep[1] * keep_stride[1];
+    drop_stride[1] = 1;
+    drop_stride[0] = drop[1];
+
+    /* run */
+    assert_int_equal(opnn__reduce_plan_init(&plan, &req, msg, sizeof msg), OP_OK);
+
+    /* check: output (i, k) of the MIDDLE view [A=3, R=4, B=5] lands at i * B + k in both */
+    assert_int_equal(plan.cls, OPNN_CLASS_MIDDLE);
+    for (int64_t i = 0; i < plan.a; i++) {
+        for (int64_t k = 0; k < plan.b; k++) {
+            int64_t o = i * plan.b + k;
+
+            assert_int_equal(o, i * keep_stride[0] + k * keep_stride[2]);
+            assert_int_equal(o, i * drop_stride[0] + k * drop_stride[1]);
+        }
+    }
+}
+
+/* --- errors --------------------------------------------------------------------------------- */
+
+typedef struct plan_error {
+    const char *name;
+    int32_t ndim;
+    int64_t shape[OP_MAX_DIMS + 1];
+    const int64_t *strides;
+    size_t num_axes;
+    int64_t axes[OP_MAX_DIMS];
+    const char *dtype; /* NULL: "f32" */
+    uint8_t code, bits;
+    uint16_t lanes; /* with bits != 0: a raw dtype instead of `dtype` */
+    op_status want;
+    const char *msg; /* the whole message */
+} plan_error;
+
+#define R17_SHAPE 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2
+
+/* clang-format off */
+static const plan_error errors[] = {
+    {
+        .name = "plan__axis_out_of_range_rejected",
+        SHAPE(2, 3, 4), AXES(3),
+        .want = OP_ERR_INVALID_ARGUMENT, .msg = "ReduceSum: axis 3 out of range for rank 3",
+    },
+    {
+        .name = "plan__negative_axis_out_of_range_rejected",
+        SHAPE(2, 3, 4), AXES(0, -4),
+        .want = OP_ERR_INVALID_ARGUMENT, .msg = "ReduceSum: axis -4 out of range for rank 3",
+    },
+    {
+        .name = "plan__duplicate_axis_after_wrap_rejected",
+        SHAPE(2, 3, 4), AXES(1, -2),
+        .want = OP_ERR_INVALID_ARGUMENT, .msg = "ReduceSum: duplicate axis 1 (given as -2)",
+    },
+    {
+        .name = "plan__duplicate_axis_rejected",
+        SHAPE(2, 3, 4), AXES(2, 0, 2),
+        .want = OP_ERR_INVALID_ARGUMENT, .msg = "ReduceSum: duplicate axis 2",
+    },
+    {
+        .name = "plan__rank0_axis_rejected",
+        .ndim = 0, AXES(0),
+        .want = OP_ERR_INVALID_ARGUMENT, .msg = "ReduceSum: rank-0 input takes no axes, got 1",
+    },
+    {
+        .name = "plan__rank17_unsupported",
+        SHAPE(R17_SHAPE),
+        .want = OP_ERR_UNSUPPORTED, .msg = "ReduceSum: rank 17 exceeds the maximum of 16 dims",
+    },
+    {
+        .name = "plan__negative_rank_rejected",
+        .ndim = -1,
+        .want = OP_ERR_INVALID_ARGUMENT, .msg = "ReduceSum: negative rank -1",
+    },
+    {
+        .name = "plan__negative_dim_rejected",
+        SHAPE(2, -3), AXES(0),
+        .want = OP_ERR_INVALID_ARGUMENT, .msg = "ReduceSum: dim 1 has negative size -3",
+    },
+    {
+        .name = "plan__negative_stride_rejected",
+        SHAPE(2, 3), STRIDES(3, -1), AXES(0),
+        .want = OP_ERR_INVALID_ARGUMENT, .msg = "ReduceSum: dim 1 has negative stride -1",
+    },
+    {
+        .name = "plan__dtype_u8_unsupported",
+        SHAPE(2, 3), .code = kDLUInt, .bits = 8, .lanes = 1,
+        .want = OP_ERR_UNSUPPORTED, .msg = "ReduceSum: dtype u8 is not supported",
+    },
+    {
+        .name = "plan__dtype_lanes2_unsupported",
+        SHAPE(2, 3), .code = kDLFloat, .bits = 32, .lanes = 2,
+        .want = OP_ERR_UNSUPPORTED, .msg = "ReduceSum: dtype f32x2 is not supported",
+    },
+    {
+        .name = "plan__dtype_i16_unsupported",
+        SHAPE(2, 3), .code = kDLInt, .bits = 16, .lanes = 1,
+        .want = OP_ERR_UNSUPPORTED, .msg = "ReduceSum: dtype i16 is not supported",
+    },
+    {
+        .name = "plan__dtype_unknown_code_unsupported",
+        SHAPE(2, 3), .code = 9, .bits = 8, .lanes = 1,
+        .want = OP_ERR_UNSUPPORTED, .msg = "ReduceSum: dtype <code 9, 8 bits> is not supported",
+    },
+    {
+        .name = "plan__sizes_overflow_rejected",
+        SHAPE(4294967296, 4294967296), AXES(1),
+        .want = OP_ERR_INVALID_ARGUMENT,
+        .msg = "ReduceSum: tensor too large: sizes multiply past 2^63 at dim 1 (size 4294967296)",
+    },
+    {
+        /* the other sizes overflow even though the tensor is empty */
+        .name = "plan__empty_sizes_overflow_rejected",
+        SHAPE(0, 4294967296, 4294967296),
+        .want = OP_ERR_INVALID_ARGUMENT,
+        .msg = "ReduceSum: tensor too large: sizes multiply past 2^63 at dim 2 (size 4294967296)",
+    },
+    {
+        .name = "plan__strides_overflow_rejected",
+        SHAPE(4, 2), STRIDES(INT64_MAX / 2, 1), AXES(1),
+        .want = OP_ERR_INVALID_ARGUMENT,
+        .msg = "ReduceSum: tensor too large: dim 0 (size 4, stride 4611686018427387903) reaches "
+               "past 2^63 elements",
+    },
+    {
+        /* the last element is addressable in elements but not in bytes */
+        .name = "plan__strides_bytes_overflow_rejected",
+        SHAPE(2, 2), STRIDES(INT64_MAX / 4, 1), AXES(1),
+        .want = OP_ERR_INVALID_ARGUMENT,
+        .msg = "ReduceSum: tensor too large: strides reach 2305843009213693953 elements, past "
+               "2^63 bytes",
+    },
+    {
+        .name = "plan__compact_bytes_overflow_rejected",
+        SHAPE(2305843009213693952, 2), .dtype = "f64",
+        .want = OP_ERR_INVALID_ARGUMENT,
+        .msg = "ReduceSum: tensor too large: 4611686018427387904 elements of 8 bytes pass 2^63 "
+               "bytes",
+    },
+};
+
+/* clang-format on */
+
+#define NUM_ERRORS (sizeof errors / sizeof errors[0])
+
+static void plan__error(void **state)
+{
+    const plan_error *e = *state;
+    opnn_reduce_request req = {
+        .op = "ReduceSum",
+        .ndim = e->ndim,
+        .shape = e->shape,
+        .strides = e->strides,
+        .axes = e->num_axes ? e->axes : NULL,
+        .num_axes = e->num_axes,
+        .dtype = ts_dtype(e->dtype ? e->dtype : "f32"),
+    };
+    opnn_reduce_plan plan, before;
+    char msg[256];
+    op_status st;
+
+    /* set up */
+    if (e->bits != 0) {
+        req.dtype.code = e->code;
+        req.dtype.bits = e->bits;
+        req.dtype.lanes = e->lanes;
+    }
+    memset(&plan, 0x5A, sizeof plan);
+    memcpy(&before, &plan, sizeof plan);
+    memset(msg, 0, sizeof msg);
+
+    /* run */
+    st = opnn__reduce_plan_init(&plan, &req, msg, sizeof msg);
+
+    /* check: the status, the whole message (op, argument, value), and *plan untouched */
+    assert_int_equal(st, e->want);
+    assert_string_equal(msg, e->msg);
+    assert_memory_equal(&plan, &before, sizeof plan);
+
+    /* the same failure without a message buffer, and with one too short to hold it */
+    assert_int_equal(opnn__reduce_plan_init(&plan, &req, NULL, 0), e->want);
+    memset(msg, 'x', sizeof msg);
+    assert_int_equal(opnn__reduce_plan_init(&plan, &req, msg, 11), e->want);
+    assert_int_equal(strlen(msg), 10);
+    assert_memory_equal(msg, e->msg, 10);
+    assert_int_equal(msg[11], 'x');
+    assert_memory_equal(&plan, &before, sizeof plan);
+}
+
+static void plan__null_arguments_rejected(void **state)
+{
+    const int64_t shape[1] = {4};
+    opnn_reduce_request req = {
+        .op = "ReduceSum", .ndim = 1, .shape = shape, .dtype = ts_dtype("f32")};
+    opnn_reduce_plan plan, before;
+    char msg[128] = "";
+    (void)state;
+
+    memset(&plan, 0x5A, sizeof plan);
+    memcpy(&before, &plan, sizeof plan);
+    assert_int_equal(opnn__reduce_plan_init(NULL, &req, msg, sizeof msg), OP_ERR_INVALID_ARGUMENT);
+    assert_string_equal(msg, "reduce planner: NULL plan");
+    assert_int_equal(opnn__reduce_plan_init(&plan, NULL, msg, sizeof msg), OP_ERR_INVALID_ARGUMENT);
+    assert_string_equal(msg, "reduce planner: NULL request");
+
+    req.shape = NULL;
+    assert_int_equal(opnn__reduce_plan_init(&plan, &req, msg, sizeof msg), OP_ERR_INVALID_ARGUMENT);
+    assert_string_equal(msg, "ReduceSum: shape is NULL for rank 1");
+    req.shape = shape;
+    req.num_axes = 2;
+    assert_int_equal(opnn__reduce_plan_init(&plan, &req, msg, sizeof msg), OP_ERR_INVALID_ARGUMENT);
+    assert_string_equal(msg, "ReduceSum: axes is NULL but holds 2 values");
+    assert_memory_equal(&plan, &before, sizeof plan);
+}
+
+/* A negative stride on a dim that is never walked (size 1) is harmless and accepted. */
+static void plan__negative_stride_on_size1_accepted(void **state)
+{
+    const int64_t shape[2] = {1, 6}, strides[2] = {-1, 1};
+    opnn_reduce_request req = {
+        .op = "ReduceMax", .ndim = 2, .shape = shape, .strides = strides, .dtype = ts_dtype("f32")};
+    opnn_reduce_plan plan;
+    char msg[128] = "";
+    (void)state;
+
+    assert_int_equal(opnn__reduce_plan_init(&plan, &req, msg, sizeof msg), OP_OK);
+    assert_int_equal(plan.cls, OPNN_CLASS_FULL);
+    assert_int_equal(plan.r, 6);
+}
+
+/* --- axes, dtypes, names -------------------------------------------------------------------- */
+
+static void axes_mask__wraps_and_defaults(void **state)
+{
+    const int64_t axes[3] = {-1, 0, 2};
+    uint32_t mask = 0xdead;
+    char msg[128] = "";
+    (void)state;
+
+    assert_int_equal(opnn__reduce_axes_mask("ReduceMin", 4, axes, 3, false, &mask, msg, sizeof msg),
+                     OP_OK);
+    assert_int_equal(mask, 0xd);
+    assert_int_equal(opnn__reduce_axes_mask("ReduceMin", 4, NULL, 0, false, &mask, msg, sizeof msg),
+                     OP_OK);
+    assert_int_equal(mask, 0xf);
+    assert_int_equal(opnn__reduce_axes_mask("ReduceMin", 4, NULL, 0, true, &mask, msg, sizeof msg),
+                     OP_OK);
+    assert_int_equal(mask, 0x0);
+    /* noop_with_empty_axes has no say once axes are given */
+    assert_int_equal(opnn__reduce_axes_mask("ReduceMin", 4, axes, 1, true, &mask, msg, sizeof msg),
+                     OP_OK);
+    assert_int_equal(mask, 0x8);
+    assert_int_equal(
+        opnn__reduce_axes_mask("ReduceMin", 16, NULL, 0, false, &mask, msg, sizeof msg), OP_OK);
+    assert_int_equal(mask, 0xffff);
+    assert_int_equal(opnn__reduce_axes_mask("ReduceMin", 0, NULL, 0, false, &mask, msg, sizeof msg),
+                     OP_OK);
+    assert_int_equal(mask, 0x0);
+}
+
+static void axes_mask__errors_leave_mask(void **state)
+{
+    const int64_t dup[2] = {-1, 3}, big[1] = {INT64_MIN};
+    uint32_t mask = 0xdead;
+    char msg[128] = "";
+    (void)state;
+
+    assert_int_equal(opnn__reduce_axes_mask("ReduceProd", 4, dup, 2, false, &mask, msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    assert_string_equal(msg, "ReduceProd: duplicate axis 3 (given as -1)");
+    assert_int_equal(opnn__reduce_axes_mask("ReduceProd", 4, big, 1, false, &mask, msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    assert_string_equal(msg, "ReduceProd: axis -9223372036854775808 out of range for rank 4");
+    assert_int_equal(
+        opnn__reduce_axes_mask("ReduceProd", 17, NULL, 0, false, &mask, msg, sizeof msg),
+        OP_ERR_UNSUPPORTED);
+    assert_string_equal(msg, "ReduceProd: rank 17 exceeds the maximum of 16 dims");
+    assert_int_equal(mask, 0xdead);
+}
+
+static void dtype__served_sizes_and_names(void **state)
+{
+    static const struct {
+        uint8_t code, bits;
+        uint16_t lanes;
+        size_t size;
+        const char *name;
+    } t[] = {
+        {kDLFloat, 32, 1, 4, "f32"},
+        {kDLFloat, 64, 1, 8, "f64"},
+        {kDLFloat, 16, 1, 2, "f16"},
+        {kDLBfloat, 16, 1, 2, "bf16"},
+        {kDLInt, 32, 1, 4, "i32"},
+        {kDLInt, 64, 1, 8, "i64"},
+        {kDLUInt, 8, 1, 0, "unsupported"},
+        {kDLUInt, 32, 1, 0, "unsupported"},
+        {kDLInt, 8, 1, 0, "unsupported"},
+        {kDLFloat, 32, 2, 0, "unsupported"},
+        {kDLFloat, 8, 1, 0, "unsupported"},
+        {kDLBfloat, 32, 1, 0, "unsupported"},
+        {kDLComplex, 64, 1, 0, "unsupported"},
+    };
+    (void)state;
+
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        DLDataType d = {.code = t[i].code, .bits = t[i].bits, .lanes = t[i].lanes};
+
+        assert_int_equal(opnn__dtype_size(d), t[i].size);
+        assert_string_equal(opnn__dtype_name(d), t[i].name);
+    }
+}
+
+static void class_name__every_class(void **state)
+{
+    static const char *const names[OPNN_CLASS_COUNT_] = {
+        "empty", "fill", "full", "row", "col", "middle", "outer_inner", "generic",
+    };
+    (void)state;
+
+    for (int i = 0; i < OPNN_CLASS_COUNT_; i++)
+        assert_string_equal(opnn__reduce_class_name((opnn_reduce_class)i), names[i]);
+    assert_string_equal(opnn__reduce_class_name(OPNN_CLASS_COUNT_), "unknown");
+    assert_string_equal(opnn__reduce_class_name((opnn_reduce_class)-1), "unknown");
+}
+
+/* --- random views --------------------------------------------------------------------------- */
+
+/* Random shapes (size-0 and size-1 dims included), strides that are permuted, padded,
+ * broadcast or overlapping, and random axes in either form: every plan must read the same
+ * elements into the same outputs as its request, and keep its class's invariants. */
+static void plan__random_views_keep_mapping(void **state)
+{
+    ts_rng rng = {ts_seed("plan__random_views_keep_mapping")};
+    int hits[OPNN_CLASS_COUNT_] = {0};
+    (void)state;
+
+    for (int iter = 0; iter < 3000; iter++) {
+        int64_t shape[OP_MAX_DIMS], strides[OP_MAX_DIMS], axes[OP_MAX_DIMS];
+        int order[OP_MAX_DIMS];
+        int32_t ndim = (int32_t)ts_range(&rng, 0, 6);
+        size_t num_axes = 0;
+        opnn_reduce_request req = {
+            .op = "ReduceSum", .ndim = ndim, .shape = shape, .dtype = ts_dtype("f32")};
+        opnn_reduce_plan plan;
+        char msg[256] = "";
+        op_status st;
+
+        /* set up */
+        for (int d = 0; d < ndim; d++) {
+            int64_t pick = ts_range(&rng, 0, 19);
+
+            shape[d] = pick == 0 ? 0 : pick < 5 ? 1 : ts_range(&rng, 2, 4);
+            order[d] = d;
+        }
+        for (int d = ndim - 1; d > 0; d--) { /* a random layout order */
+            int j = (int)ts_range(&rng, 0, d), t = order[d];
+
+            order[d] = order[j];
+            order[j] = t;
+        }
+        switch (ts_range(&rng, 0, 3)) {
+        case 0: /* compact */
+            req.strides = NULL;
+            break;
+        case 1: /* fully random, overlaps and zeros included */
+            for (int d = 0; d < ndim; d++)
+                strides[d] = ts_range(&rng, 0, 7);
+            req.strides = strides;
+            break;
+        default: { /* permuted layout with padding and some broadcast dims */
+            int64_t step = 1;
+
+            for (int k = ndim - 1; k >= 0; k--) {
+                int d = order[k];
+
+                strides[d] = ts_range(&rng, 0, 9) == 0 ? 0 : step;
+                step *= (shape[d] > 0 ? shape[d] : 1) + (ts_range(&rng, 0, 3) == 0 ? 1 : 0);
+            }
+            req.strides = strides;
+            break;
+        }
+        }
+        for (int d = 0; d < ndim; d++) {
+            if (ts_range(&rng, 0, 1))
+                axes[num_axes++] = ts_range(&rng, 0, 1) ? d : d - ndim;
+        }
+        for (size_t i = num_axes; i > 1; i--) {
+            size_t j = (size_t)ts_range(&rng, 0, (int64_t)i - 1);
+            int64_t t = axes[i - 1];
+
+            axes[i - 1] = axes[j];
+            axes[j] = t;
+        }
+        req.axes = axes;
+        req.num_axes = num_axes;
+        req.noop_with_empty_axes = ts_range(&rng, 0, 1);
+
+        /* run */
+        st = opnn__reduce_plan_init(&plan, &req, msg, sizeof msg);
+
+        /* check */
+        if (st != OP_OK)
+            fail_msg("iteration %d: status %d, \"%s\"", iter, (int)st, msg);
+        hits[plan.cls]++;
+        check_plan_invariants(&plan);
+        if (plan.cls == OPNN_CLASS_EMPTY) {
+            assert_int_equal(plan.out_numel, 0);
+        } else if (plan.cls == OPNN_CLASS_FILL) {
+            assert_int_equal(plan.red_numel, 0);
+            assert_true(plan.out_numel > 0);
+        } else {
+            check_plan_mapping(&req, &plan);
+        }
+    }
+    for (int k = 0; k < OPNN_CLASS_COUNT_; k++) {
+        print_message("[ info ] %-12s %d\n", opnn__reduce_class_name((opnn_reduce_class)k),
+                      hits[k]);
+        assert_true(hits[k] > 0);
+    }
+}
+
+/* --- main ----------------------------------------------------------------------------------- */
+
+int main(void)
+{
+    static const struct CMUnitTest fixed[] = {
+        cmocka_unit_test(plan__keepdims_independent),
+        cmocka_unit_test(plan__null_arguments_rejected),
+        cmocka_unit_test(plan__negative_stride_on_size1_accepted),
+        cmocka_unit_test(axes_mask__wraps_and_defaults),
+        cmocka_unit_test(axes_mask__errors_leave_mask),
+        cmocka_unit_test(dtype__served_sizes_and_names),
+        cmocka_unit_test(class_name__every_class),
+        cmocka_unit_test(plan__random_views_keep_mapping),
+    };
+    struct CMUnitTest tests[NUM_CASES + NUM_ERRORS + sizeof fixed / sizeof fixed[0]];
+    size_t n = 0;
+
+    for (size_t i = 0; i < NUM_CASES; i++) {
+        struct CMUnitTest t = cmocka_unit_test_prestate(plan__case, (void *)&cases[i]);
+
+        t.name = cases[i].name;
+        tests[n++] = t;
+    }
+    for (size_t i = 0; i < NUM_ERRORS; i++) {
+        struct CMUnitTest t = cmocka_unit_test_prestate(plan__error, (void *)&errors[i]);
+
+        t.name = errors[i].name;
+        tests[n++] = t;
+    }
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        tests[n++] = fixed[i];
+    return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}
