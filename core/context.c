@@ -83,7 +83,7 @@ static op_status opnn__bind(op_context *ctx, opnn_bound *slots, const char *what
             return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
                                   "op_context_set_%s: %s %d has negative dim %d = %lld", what,
                                   what, index, (int)d, (long long)t->shape[d]);
-        if (t->strides && t->strides[d] < 0)
+        if (t->strides && t->strides[d] < 0 && t->shape[d] > 1) /* never stepped otherwise */
             return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
                                   "op_context_set_%s: %s %d has negative stride %d = %lld", what,
                                   what, index, (int)d, (long long)t->strides[d]);

@@ -5,6 +5,7 @@
  * that are alike and contiguous; then name the pattern of kept (K) and reduced (R) merged dims.
  * opnn__reduce_plan_launch (core/plan_launch.c) adds the CUDA launch geometry afterwards. */
 #include "core/plan.h"
+#include "core/tensor.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -78,43 +79,6 @@ const char *opnn__dtype_name(DLDataType dtype)
     default: /* kDLInt, the only other served code */
         return dtype.bits == 32 ? "i32" : "i64";
     }
-}
-
-/* Any dtype, served or not, in the short notation of opnn__dtype_name: "u8", "f32x2", "c64",
- * and "<code 9, 8 bits>" for codes DLPack 0.6 does not name. For messages only. */
-static void dtype_describe(DLDataType dtype, char *buf, size_t len)
-{
-    const char *prefix = NULL;
-    int n;
-
-    switch (dtype.code) {
-    case kDLInt:
-        prefix = "i";
-        break;
-    case kDLUInt:
-        prefix = "u";
-        break;
-    case kDLFloat:
-        prefix = "f";
-        break;
-    case kDLBfloat:
-        prefix = "bf";
-        break;
-    case kDLComplex:
-        prefix = "c";
-        break;
-    case kDLOpaqueHandle:
-        prefix = "handle";
-        break;
-    default:
-        break;
-    }
-    if (prefix)
-        n = snprintf(buf, len, "%s%u", prefix, (unsigned)dtype.bits);
-    else
-        n = snprintf(buf, len, "<code %u, %u bits>", (unsigned)dtype.code, (unsigned)dtype.bits);
-    if (dtype.lanes != 1 && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "x%u", (unsigned)dtype.lanes);
 }
 
 /* --- classes ---------------------------------------------------------------------------------- */
@@ -425,7 +389,7 @@ op_status opnn__reduce_plan_init(opnn_reduce_plan *plan, const opnn_reduce_reque
     if (esize == 0) {
         char name[48];
 
-        dtype_describe(req->dtype, name, sizeof name);
+        opnn__dtype_format(req->dtype, name, sizeof name);
         plan_msg(msg, msg_len, "%s: dtype %s is not supported", op, name);
         return OP_ERR_UNSUPPORTED;
     }

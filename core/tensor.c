@@ -68,34 +68,41 @@ const char *opnn__device_name(DLDeviceType t)
     }
 }
 
-void opnn__dtype_format(DLDataType t, char *buf, size_t len)
+/* Any dtype, served or not, in the short notation of opnn__dtype_name: "u8", "f32x2", "c64",
+ * and "<code 9, 8 bits>" for codes DLPack 0.6 does not name. For messages only. */
+void opnn__dtype_format(DLDataType dtype, char *buf, size_t len)
 {
-    const char *code = NULL;
-    switch (t.code) {
+    const char *prefix = NULL;
+    int n;
+
+    switch (dtype.code) {
     case kDLInt:
-        code = "i";
+        prefix = "i";
         break;
     case kDLUInt:
-        code = "u";
+        prefix = "u";
         break;
     case kDLFloat:
-        code = "f";
+        prefix = "f";
         break;
     case kDLBfloat:
-        code = "bf";
+        prefix = "bf";
         break;
     case kDLComplex:
-        code = "c";
+        prefix = "c";
+        break;
+    case kDLOpaqueHandle:
+        prefix = "handle";
         break;
     default:
         break;
     }
-    if (!code)
-        snprintf(buf, len, "code %u bits %u", (unsigned)t.code, (unsigned)t.bits);
-    else if (t.lanes != 1)
-        snprintf(buf, len, "%s%ux%u", code, (unsigned)t.bits, (unsigned)t.lanes);
+    if (prefix)
+        n = snprintf(buf, len, "%s%u", prefix, (unsigned)dtype.bits);
     else
-        snprintf(buf, len, "%s%u", code, (unsigned)t.bits);
+        n = snprintf(buf, len, "<code %u, %u bits>", (unsigned)dtype.code, (unsigned)dtype.bits);
+    if (dtype.lanes != 1 && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "x%u", (unsigned)dtype.lanes);
 }
 
 void opnn__shape_format(int32_t ndim, const int64_t *shape, char *buf, size_t len)

@@ -20,7 +20,7 @@ DLDeviceType opnn__device_kind(DLDevice d);
 /* "cpu", "cuda", "cuda_host", ... for messages. */
 const char *opnn__device_name(DLDeviceType t);
 
-/* Writes a readable dtype ("f32", "u8", "f32x4", "code 9 bits 8") into buf. */
+/* Writes a readable dtype ("f32", "u8", "f32x4", "<code 9, 8 bits>") into buf. */
 void opnn__dtype_format(DLDataType t, char *buf, size_t len);
 
 /* Writes "[2, 3, 4]" into buf. */
