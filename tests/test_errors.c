@@ -19,12 +19,19 @@
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
+/* "<function>/<scenario>", kept in a static pool for the life of the program (nothing to free,
+ * nothing for LeakSanitizer to report). */
 static const char *case_name(const char *fn, const char *scenario)
 {
-    char *s = NULL;
-    if (asprintf(&s, "%s/%s", fn, scenario) < 0)
+    static char pool[64 * 1024];
+    static size_t used;
+    size_t len = strlen(fn) + 1 + strlen(scenario) + 1;
+    if (used + len > sizeof pool)
         return fn;
-    return s; /* lives as long as the program */
+    char *s = pool + used;
+    snprintf(s, len, "%s/%s", fn, scenario);
+    used += len;
+    return s;
 }
 
 /* Adds one cmocka test per row of a static const case table, named "<function>/<row name>". */
@@ -329,7 +336,8 @@ static op_status bind_i64_mean_empty_all(fixture *f)
     static const int64_t xs[1] = {0};
     ts_tensor_init(&f->x, f->in_store, kDLCPU, ts_dtype("i64"), 1, xs, NULL);
     ts_tensor_init(&f->y, f->out.data, kDLCPU, ts_dtype("i64"), 0, NULL, NULL);
-    return bind(f, &f->x.t, &f->y.t, NULL, 0);
+    assert_int_equal(bind(f, &f->x.t, &f->y.t, NULL, 0), OP_OK);
+    return op_context_set_attr_int(f->ctx, "keepdims", 0);
 }
 
 static op_status bind_strided_output(fixture *f)
@@ -359,6 +367,7 @@ static op_status bind_negative_input_stride(fixture *f)
 typedef enum stage {
     AT_BIND, /* a setter refuses it (no op known yet: the message names argument and value) */
     AT_RUN,  /* op_run refuses it */
+    AT_ANY,  /* either: the contract does not say which */
 } stage;
 
 typedef struct err_case {
@@ -449,8 +458,8 @@ static const err_case err_cases[] = {
      {"ReduceSum", "output", "stride|contiguous|compact"}},
     {"transposed_output", "ReduceMax", bind_transposed_output, AT_RUN, OP_ERR_UNSUPPORTED, OP_OK,
      false, {"ReduceMax", "output", "stride|contiguous|compact"}},
-    {"negative_input_stride", "ReduceSum", bind_negative_input_stride, AT_RUN,
-     OP_ERR_INVALID_ARGUMENT, OP_ERR_UNSUPPORTED, false, {"ReduceSum", "stride", "-4"}},
+    {"negative_input_stride", "ReduceSum", bind_negative_input_stride, AT_ANY,
+     OP_ERR_INVALID_ARGUMENT, OP_ERR_UNSUPPORTED, false, {"stride", "-4"}},
 };
 
 static void check_message(const char *what, const char *msg, const err_case *c)
@@ -481,10 +490,10 @@ static void run__bad_input_rejected(void **state)
     /* run */
     op_status st = bind_st;
     char msg[512];
-    if (c->where == AT_RUN) {
+    if (c->where == AT_RUN)
         assert_int_equal(bind_st, OP_OK);
+    if (c->where == AT_RUN || (c->where == AT_ANY && bind_st == OP_OK))
         st = op_run(c->op, f.ctx);
-    }
     snprintf(msg, sizeof msg, "%s", op_context_error(f.ctx));
     /* check: status, message, nothing written */
     if (st != c->want && !(c->also != OP_OK && st == c->also))
