@@ -1019,6 +1019,22 @@ static void run__half_accumulates_in_fp32(void **state)
             fail_msg("%s: output %d is %g, expected %g", cs->name, o,
                      ts_load(res.out.data, dt, o), want);
     ts_buf_free(&res.out);
+    /* set up: 4096 copies of 60000 (near the fp16 maximum 65504). In fp32 the sum 2.5e8 is
+     * exact and the Mean is the value again; a 16-bit accumulator would overflow to inf. */
+    for (int64_t i = 0; i < storage; i++)
+        ts_store(buf, dt, i, 60000.0);
+    double v = ts_load(buf, dt, 0);
+    unsigned char rounded[2];
+    ts_store(rounded, dt, 0, v * L); /* the exact sum rounded once to the dtype (fp16: inf) */
+    want = ts_op_from_name(cs->op) == TS_MEAN ? v : ts_load(rounded, dt, 0);
+    /* run */
+    reduce_run(ctx, &c, &res, cs->name);
+    /* check: exact */
+    for (int o = 0; o < lanes; o++)
+        if (ts_load(res.out.data, dt, o) != want)
+            fail_msg("%s: large values: output %d is %g, expected %g", cs->name, o,
+                     ts_load(res.out.data, dt, o), want);
+    ts_buf_free(&res.out);
     free(buf);
     op_context_destroy(ctx);
 }
@@ -1138,15 +1154,23 @@ typedef struct huge_case {
     const char *name;
     const char *op;
     const char *dtype;
-    double value;
-    int64_t n_axes;
-    double want_f;   /* floats */
-    int64_t want_i;  /* integers */
+    double value;    /* the one element every index reads */
+    int n_axes;      /* -1: all */
+    int64_t axis;
+    int64_t outputs;
+    double want_f;   /* floats: every output */
+    int64_t want_i;  /* integers: every output */
 } huge_case;
 
 static const huge_case huge_cases[] = {
-    {"ReduceSum/f64", "ReduceSum", "f64", 1.0, -1, 4294967296.0, 0},
-    {"ReduceSum/i64", "ReduceSum", "i64", 3.0, -1, 0, 12884901888},
+    {"ReduceSum/f64", "ReduceSum", "f64", 1.0, -1, 0, 1, 4294967296.0, 0},
+    {"ReduceSum/i64", "ReduceSum", "i64", 3.0, -1, 0, 1, 0, 12884901888},
+    /* int32 accumulates in int64: 2^32 then wraps to 0 in the int32 output */
+    {"ReduceSum/i32_wraps", "ReduceSum", "i32", 1.0, -1, 0, 1, 0, 0},
+    {"ReduceMean/f64", "ReduceMean", "f64", 0.75, -1, 0, 1, 0.75, 0},
+    {"ReduceMax/f32", "ReduceMax", "f32", -3.5, -1, 0, 1, -3.5, 0},
+    /* 65536 outputs of 65536 ones: exact in fp32 */
+    {"ReduceSum/f32_axis_1", "ReduceSum", "f32", 1.0, 1, 1, 65536, 65536.0, 0},
 };
 
 static void run__zero_stride_2pow32_elements(void **state)
@@ -1161,18 +1185,23 @@ static void run__zero_stride_2pow32_elements(void **state)
     op_context *ctx = NULL;
     assert_int_equal(op_context_create(&ctx), OP_OK);
     reduce_call c = {cs->op, {one, {kDLCPU, 0}, 2, dt, (int64_t *)shape, (int64_t *)strides, 0},
-                     sizeof one, (int)cs->n_axes, NULL, 0, -1};
+                     sizeof one, cs->n_axes, &cs->axis, 0, -1};
     /* run */
     reduce_result res;
     reduce_run(ctx, &c, &res, cs->name);
-    /* check: exact (f64 sums of integers below 2^53 are exact in any order) */
-    assert_int_equal(res.n, 1);
-    if (ts_dtype_is_float(dt)) {
-        double got = ts_load(res.out.data, dt, 0);
-        if (got != cs->want_f)
-            fail_msg("%s: %.17g, expected %.17g", cs->name, got, cs->want_f);
-    } else {
-        assert_int_equal(ts_load_int(res.out.data, dt, 0), cs->want_i);
+    /* check: exact (sums of integers below 2^53 in f64, below 2^24 in f32, are exact in any
+     * order; Mean of equal values is the value up to the final 1/N, exact for N = 2^32) */
+    assert_int_equal(res.n, cs->outputs);
+    for (int64_t o = 0; o < res.n; o++) {
+        if (ts_dtype_is_float(dt)) {
+            double got = ts_load(res.out.data, dt, o);
+            if (got != cs->want_f)
+                fail_msg("%s: output %lld is %.17g, expected %.17g", cs->name, (long long)o, got,
+                         cs->want_f);
+        } else if (ts_load_int(res.out.data, dt, o) != cs->want_i) {
+            fail_msg("%s: output %lld is %lld, expected %lld", cs->name, (long long)o,
+                     (long long)ts_load_int(res.out.data, dt, o), (long long)cs->want_i);
+        }
     }
     ts_buf_free(&res.out);
     op_context_destroy(ctx);
