@@ -47,8 +47,7 @@ static bool msg_has(const char *msg, const char *want)
 {
     char buf[128];
     snprintf(buf, sizeof buf, "%s", want);
-    for (char *save = NULL, *tok = strtok_r(buf, "|", &save); tok;
-         tok = strtok_r(NULL, "|", &save))
+    for (char *save = NULL, *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
         if (strstr(msg, tok))
             return true;
     return false;
@@ -57,7 +56,7 @@ static bool msg_has(const char *msg, const char *want)
 #define ASSERT_MSG_HAS(msg, want)                                                                  \
     do {                                                                                           \
         if (!msg_has((msg), (want)))                                                               \
-            fail_msg("message \"%s\" does not contain %s", (msg), (want));                        \
+            fail_msg("message \"%s\" does not contain %s", (msg), (want));                         \
     } while (0)
 
 /* The input every test here uses: [2, 3, 4] of `dtype`, random; an output buffer with room for
@@ -105,20 +104,27 @@ static void assert_output_untouched(const fixture *f)
     assert_true(ts_buf_guard_ok(&f->out));
 }
 
-typedef enum attr_kind { ATTR_INT, ATTR_INTS, ATTR_FLOAT } attr_kind;
+typedef enum attr_kind {
+    ATTR_INT,
+    ATTR_INTS,
+    ATTR_FLOAT
+} attr_kind;
 
 static op_status set_attr(op_context *ctx, attr_kind kind, const char *name, int64_t v)
 {
     int64_t list[2] = {v, v};
     switch (kind) {
-    case ATTR_INT: return op_context_set_attr_int(ctx, name, v);
-    case ATTR_FLOAT: return op_context_set_attr_float(ctx, name, (double)v);
-    case ATTR_INTS: return op_context_set_attr_ints(ctx, name, list, 1);
+    case ATTR_INT:
+        return op_context_set_attr_int(ctx, name, v);
+    case ATTR_FLOAT:
+        return op_context_set_attr_float(ctx, name, (double)v);
+    case ATTR_INTS:
+        return op_context_set_attr_ints(ctx, name, list, 1);
     }
     return OP_ERR_INTERNAL;
 }
 
-/* --- unknown attribute names ---------------------------------------------------------------- */
+/* --- unknown attribute names ------------------------------------------------------------------ */
 
 typedef struct unknown_case {
     const char *name;
@@ -167,7 +173,7 @@ static void attr__unknown_name_not_found(void **state)
     fixture_free(&f);
 }
 
-/* --- wrong attribute types ------------------------------------------------------------------ */
+/* --- wrong attribute types -------------------------------------------------------------------- */
 
 typedef struct type_case {
     const char *name;
@@ -216,7 +222,7 @@ static void attr__wrong_type_invalid(void **state)
     fixture_free(&f);
 }
 
-/* --- bad values of the 0/1 attributes -------------------------------------------------------- */
+/* --- bad values of the 0/1 attributes --------------------------------------------------------- */
 
 typedef struct value_case {
     const char *name;
@@ -264,19 +270,19 @@ static void attr__flag_outside_0_1_invalid(void **state)
     fixture_free(&f);
 }
 
-/* --- defaults and how the attributes shape the result --------------------------------------- */
+/* --- defaults and how the attributes shape the result ----------------------------------------- */
 
 typedef struct shape_case {
     const char *name;
     const char *op;
     const char *dtype;
-    int n_axes;       /* -1: axes not set */
+    int n_axes; /* -1: axes not set */
     int64_t axes[3];
-    int keepdims;     /* -1: not set (default 1) */
-    int noop;         /* -1: not set (default 0) */
+    int keepdims; /* -1: not set (default 1) */
+    int noop;     /* -1: not set (default 0) */
     int32_t want_ndim;
     int64_t want_shape[3];
-    uint32_t mask;    /* reduced dims of [2, 3, 4] for the reference */
+    uint32_t mask; /* reduced dims of [2, 3, 4] for the reference */
 } shape_case;
 
 static const shape_case shape_cases[] = {
@@ -301,9 +307,9 @@ static void attr__shape_the_result(void **state)
     ts_tensor y;
     fixture_init(&f, "attr__shape_the_result", ts_dtype(c->dtype));
     if (c->n_axes >= 0)
-        assert_int_equal(op_context_set_attr_ints(f.ctx, "axes", c->n_axes ? c->axes : NULL,
-                                                  (size_t)c->n_axes),
-                         OP_OK);
+        assert_int_equal(
+            op_context_set_attr_ints(f.ctx, "axes", c->n_axes ? c->axes : NULL, (size_t)c->n_axes),
+            OP_OK);
     if (c->keepdims >= 0)
         assert_int_equal(op_context_set_attr_int(f.ctx, "keepdims", c->keepdims), OP_OK);
     if (c->noop >= 0)

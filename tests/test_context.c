@@ -95,7 +95,7 @@ static void expect_infer_shape(op_context *ctx, const char *op, int32_t want_ndi
         assert_int_equal(shape[i], want_shape[i]);
 }
 
-/* --- create / destroy --------------------------------------------------------------------- */
+/* --- create / destroy ------------------------------------------------------------------------- */
 
 static void context_create__returns_context_without_error(void **state)
 {
@@ -154,15 +154,15 @@ static void context_create__many_contexts_independent(void **state)
     op_context_destroy(b);
 }
 
-/* --- set_input / set_output bounds ---------------------------------------------------------- */
+/* --- set_input / set_output bounds ------------------------------------------------------------ */
 
 typedef enum bind_fault {
     BIND_NONE,
     BIND_NULL_TENSOR,
     BIND_NEGATIVE_NDIM,
     BIND_NEGATIVE_DIM,
-    BIND_NDIM,       /* use `ndim` dims of size 1 */
-    BIND_NULL_DATA,  /* data NULL: legal to bind, checked by op_run */
+    BIND_NDIM,      /* use `ndim` dims of size 1 */
+    BIND_NULL_DATA, /* data NULL: legal to bind, checked by op_run */
 } bind_fault;
 
 typedef struct bind_case {
@@ -299,7 +299,7 @@ static void set_input__rebinding_replaces_tensor(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- attributes --------------------------------------------------------------------------- */
+/* --- attributes ------------------------------------------------------------------------------- */
 
 static void set_attr__replaces_earlier_value(void **state)
 {
@@ -355,7 +355,11 @@ static void set_attr__copies_list(void **state)
     op_context_destroy(ctx);
 }
 
-typedef enum attr_kind { ATTR_INT, ATTR_INTS, ATTR_FLOAT } attr_kind;
+typedef enum attr_kind {
+    ATTR_INT,
+    ATTR_INTS,
+    ATTR_FLOAT
+} attr_kind;
 
 typedef struct attr_name_case {
     const char *name;
@@ -400,12 +404,10 @@ static void set_attr__name_and_list_rules(void **state)
     const char *nm = c->name_len < 0 ? NULL : name;
     assert_int_equal(op_context_create(&ctx), OP_OK);
     /* run */
-    op_status st = c->kind == ATTR_INT     ? op_context_set_attr_int(ctx, nm, 1)
-                   : c->kind == ATTR_FLOAT ? op_context_set_attr_float(ctx, nm, 1.5)
-                                           : op_context_set_attr_ints(ctx, nm,
-                                                                      c->null_values ? NULL
-                                                                                     : values,
-                                                                      c->n);
+    op_status st = c->kind == ATTR_INT ? op_context_set_attr_int(ctx, nm, 1)
+                   : c->kind == ATTR_FLOAT
+                       ? op_context_set_attr_float(ctx, nm, 1.5)
+                       : op_context_set_attr_ints(ctx, nm, c->null_values ? NULL : values, c->n);
     /* check */
     assert_int_equal(st, c->want);
     if (c->want == OP_OK)
@@ -415,7 +417,7 @@ static void set_attr__name_and_list_rules(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- stream and clear (observed through a host op whose kernel records what it sees) ------ */
+/* --- stream and clear (observed through a host op whose kernel records what it sees) ---------- */
 
 static void *probe_stream_seen;
 static int probe_calls;
@@ -445,8 +447,8 @@ static void probe_register(void)
     static bool done;
     if (done)
         return;
-    static const op_schema schema = {"TestContextProbe", "records the stream it runs with", 1, 1,
-                                     NULL, 0, probe_infer};
+    static const op_schema schema = {
+        "TestContextProbe", "records the stream it runs with", 1, 1, NULL, 0, probe_infer};
     assert_int_equal(op_register_op(NULL, &schema), OP_OK);
     assert_int_equal(op_register_kernel(NULL, "TestContextProbe", kDLCPU, F32, probe_kernel, NULL),
                      OP_OK);
@@ -554,7 +556,7 @@ static void clear__context_reusable(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- op_context_error ----------------------------------------------------------------------- */
+/* --- op_context_error ------------------------------------------------------------------------- */
 
 static void context_error__empty_after_success_message_after_failure(void **state)
 {
@@ -595,7 +597,7 @@ static void context_error__empty_after_success_message_after_failure(void **stat
     op_context_destroy(ctx);
 }
 
-/* --- a NULL context to every function ------------------------------------------------------- */
+/* --- a NULL context to every function --------------------------------------------------------- */
 
 static void null_context__every_function_rejects(void **state)
 {
@@ -627,7 +629,7 @@ static void null_context__every_function_rejects(void **state)
     assert_int_equal(dt.code, 9);
 }
 
-/* --- contexts on several threads ------------------------------------------------------------ */
+/* --- contexts on several threads -------------------------------------------------------------- */
 
 typedef struct thread_job {
     uint64_t seed;
@@ -643,7 +645,10 @@ static void *thread_run_many(void *arg)
         job->failures++;
         return NULL;
     }
-    enum { ROWS = 37, COLS = 129 };
+    enum {
+        ROWS = 37,
+        COLS = 129
+    };
     float *in = malloc(sizeof(float) * ROWS * COLS), out[ROWS];
     double ref[ROWS];
     static const int64_t shape[2] = {ROWS, COLS}, oshape[1] = {ROWS}, axes[1] = {-1};
@@ -674,7 +679,9 @@ static void run__contexts_on_threads_independent(void **state)
     (void)state;
     /* set up */
     uint64_t seed = ts_seed("run__contexts_on_threads_independent");
-    enum { THREADS = 4 };
+    enum {
+        THREADS = 4
+    };
     pthread_t th[THREADS];
     thread_job jobs[THREADS];
     /* run */

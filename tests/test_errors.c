@@ -48,8 +48,7 @@ static bool msg_has(const char *msg, const char *want)
 {
     char buf[128];
     snprintf(buf, sizeof buf, "%s", want);
-    for (char *save = NULL, *tok = strtok_r(buf, "|", &save); tok;
-         tok = strtok_r(NULL, "|", &save))
+    for (char *save = NULL, *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
         if (strstr(msg, tok))
             return true;
     return false;
@@ -61,7 +60,9 @@ static const DLDataType F32 = {kDLFloat, 32, 1};
  * ReduceSum over axis 1 of a random f32 [2, 3, 4] input into a compact [2, 1, 4] output. The
  * output buffer has room for 64 eight-byte elements (so a wrongly shaped output that opnn
  * nevertheless wrote would stay inside it and show), then guard bytes. */
-enum { OUT_ROOM = 64 * 8 };
+enum {
+    OUT_ROOM = 64 * 8
+};
 
 typedef struct fixture {
     op_context *ctx;
@@ -117,7 +118,7 @@ static op_status bind_valid(fixture *f)
     return bind(f, &f->x.t, &f->y.t, axis1, 1);
 }
 
-/* --- one bind function per fault ------------------------------------------------------------- */
+/* --- one bind function per fault -------------------------------------------------------------- */
 
 static op_status bind_null_input_tensor(fixture *f)
 {
@@ -362,7 +363,7 @@ static op_status bind_negative_input_stride(fixture *f)
     return bind_valid(f);
 }
 
-/* --- the table ------------------------------------------------------------------------------ */
+/* --- the table -------------------------------------------------------------------------------- */
 
 typedef enum stage {
     AT_BIND, /* a setter refuses it (no op known yet: the message names argument and value) */
@@ -376,11 +377,13 @@ typedef struct err_case {
     op_status (*bind)(fixture *f);
     stage where;
     op_status want;
-    op_status also;  /* another acceptable status (OP_OK: none) */
-    bool infer_too;  /* op_infer_output fails the same way */
+    op_status also;     /* another acceptable status (OP_OK: none) */
+    bool infer_too;     /* op_infer_output fails the same way */
     const char *msg[4]; /* words the message must contain, '|' separating alternatives */
 } err_case;
 
+/* One case per row reads better than one field per line. */
+/* clang-format off */
 static const err_case err_cases[] = {
     {"null_input_tensor", "ReduceSum", bind_null_input_tensor, AT_BIND, OP_ERR_INVALID_ARGUMENT,
      OP_OK, false, {"input|tensor", "NULL|null"}},
@@ -461,6 +464,7 @@ static const err_case err_cases[] = {
     {"negative_input_stride", "ReduceSum", bind_negative_input_stride, AT_ANY,
      OP_ERR_INVALID_ARGUMENT, OP_ERR_UNSUPPORTED, false, {"stride", "-4"}},
 };
+/* clang-format on */
 
 static void check_message(const char *what, const char *msg, const err_case *c)
 {
@@ -553,7 +557,12 @@ static void run__null_context(void **state)
     assert_int_equal(dt.code, 9);
 }
 
-typedef enum infer_fault { INFER_NULL_NDIM, INFER_NULL_SHAPE, INFER_NULL_DTYPE, INFER_INDEX } infer_fault;
+typedef enum infer_fault {
+    INFER_NULL_NDIM,
+    INFER_NULL_SHAPE,
+    INFER_NULL_DTYPE,
+    INFER_INDEX
+} infer_fault;
 
 typedef struct infer_case {
     const char *name;
@@ -582,10 +591,9 @@ static void infer_output__bad_arguments(void **state)
     int64_t shape[OP_MAX_DIMS] = {77};
     DLDataType dt = {9, 9, 9};
     /* run */
-    op_status st = op_infer_output("ReduceSum", f.ctx, c->index,
-                                   c->fault == INFER_NULL_NDIM ? NULL : &ndim,
-                                   c->fault == INFER_NULL_SHAPE ? NULL : shape,
-                                   c->fault == INFER_NULL_DTYPE ? NULL : &dt);
+    op_status st = op_infer_output(
+        "ReduceSum", f.ctx, c->index, c->fault == INFER_NULL_NDIM ? NULL : &ndim,
+        c->fault == INFER_NULL_SHAPE ? NULL : shape, c->fault == INFER_NULL_DTYPE ? NULL : &dt);
     /* check */
     assert_int_equal(st, OP_ERR_INVALID_ARGUMENT);
     const char *msg = op_context_error(f.ctx);

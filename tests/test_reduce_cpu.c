@@ -47,11 +47,13 @@ static const char *case_name(const char *fn, const char *scenario)
 #define ADD_TEST(tests, n, fn) ((tests)[(n)++] = (struct CMUnitTest)cmocka_unit_test(fn))
 
 /* The op x dtype table, written once. */
-#define FOR_DTYPES(X, op)                                                                          \
-    X(op, f32) X(op, f64) X(op, f16) X(op, bf16) X(op, i32) X(op, i64)
+#define FOR_DTYPES(X, op) X(op, f32) X(op, f64) X(op, f16) X(op, bf16) X(op, i32) X(op, i64)
+/* clang-format lays this list out differently from one run to the next. */
+/* clang-format off */
 #define FOR_OPS_DTYPES(X)                                                                          \
     FOR_DTYPES(X, ReduceSum) FOR_DTYPES(X, ReduceMean) FOR_DTYPES(X, ReduceMax)                   \
-        FOR_DTYPES(X, ReduceMin) FOR_DTYPES(X, ReduceProd)
+    FOR_DTYPES(X, ReduceMin) FOR_DTYPES(X, ReduceProd)
+/* clang-format on */
 
 typedef struct op_dtype_case {
     const char *name;
@@ -71,25 +73,25 @@ static uint64_t mix(uint64_t seed, const char *s)
     return seed ^ h;
 }
 
-/* --- one call: bind, run, check what every successful call must satisfy -------------------- */
+/* --- one call: bind, run, check what every successful call must satisfy ----------------------- */
 
 typedef struct reduce_call {
     const char *op;
-    DLTensor x;            /* the input view; its shape and strides arrays belong to the caller */
-    size_t storage_bytes;  /* bytes of x.data the view may read (checked unmodified) */
-    int n_axes;            /* -1: axes not set */
+    DLTensor x;           /* the input view; its shape and strides arrays belong to the caller */
+    size_t storage_bytes; /* bytes of x.data the view may read (checked unmodified) */
+    int n_axes;           /* -1: axes not set */
     const int64_t *axes;
-    int keepdims;          /* -1: not set (default 1) */
-    int noop;              /* -1: not set (default 0) */
+    int keepdims; /* -1: not set (default 1) */
+    int noop;     /* -1: not set (default 0) */
 } reduce_call;
 
 typedef struct reduce_result {
     ts_buf out;
     int32_t ndim;
     int64_t shape[OP_MAX_DIMS];
-    int64_t n;       /* outputs */
-    int64_t red;     /* elements combined into each output */
-    uint32_t mask;   /* reduced dims */
+    int64_t n;     /* outputs */
+    int64_t red;   /* elements combined into each output */
+    uint32_t mask; /* reduced dims */
 } reduce_result;
 
 /* The output shape and reduced dims per DESIGN.md, computed here independently of opnn. */
@@ -173,8 +175,7 @@ static void reduce_run(op_context *ctx, const reduce_call *c, reduce_result *res
 /* Compares res with ts_reference. Tolerances are ts_check's, per dtype: f32 1e-5, f64 1e-12,
  * f16 1e-3, bf16 8e-3 relative plus an accumulation term growing with sqrt(N) (N elements per
  * output); integers, Max and Min exact; NaN only where the reference has NaN. */
-static void reduce_check_reference(const reduce_call *c, const reduce_result *res,
-                                   const char *what)
+static void reduce_check_reference(const reduce_call *c, const reduce_result *res, const char *what)
 {
     int64_t n = res->n > 0 ? res->n : 1;
     double *ref_f = malloc(sizeof(double) * (size_t)n);
@@ -215,7 +216,7 @@ static void fill_for_op(ts_rng *r, void *base, DLDataType t, int64_t n, ts_op op
     }
 }
 
-/* --- random views --------------------------------------------------------------------------- */
+/* --- random views ----------------------------------------------------------------------------- */
 
 typedef struct view {
     int32_t ndim;
@@ -270,8 +271,8 @@ static void random_view(ts_rng *r, view *v, int64_t max_numel)
         acc *= v->shape[d] + (layout >= 2 && v->shape[d] > 1 ? ts_range(r, 0, 1) : 0);
     }
     v->offset = ts_range(r, 0, 1) ? ts_range(r, 1, 5) : 0;
-    v->storage = v->offset + ts_storage_elems(v->ndim, v->shape,
-                                              v->null_strides ? NULL : v->strides);
+    v->storage =
+        v->offset + ts_storage_elems(v->ndim, v->shape, v->null_strides ? NULL : v->strides);
 }
 
 static void describe_view(char *buf, size_t len, const view *v, const reduce_call *c)
@@ -295,16 +296,18 @@ static void describe_view(char *buf, size_t len, const view *v, const reduce_cal
     } else {
         k += snprintf(buf + k, len - (size_t)k, "[");
         for (int i = 0; i < c->n_axes; i++)
-            k += snprintf(buf + k, len - (size_t)k, "%s%lld", i ? "," : "",
-                          (long long)c->axes[i]);
+            k += snprintf(buf + k, len - (size_t)k, "%s%lld", i ? "," : "", (long long)c->axes[i]);
         k += snprintf(buf + k, len - (size_t)k, "]");
     }
     snprintf(buf + k, len - (size_t)k, " keepdims %d noop %d", c->keepdims, c->noop);
 }
 
-/* --- every op x dtype on random views ------------------------------------------------------- */
+/* --- every op x dtype on random views --------------------------------------------------------- */
 
-enum { RANDOM_TRIALS = 40, RANDOM_MAX_NUMEL = 6000 };
+enum {
+    RANDOM_TRIALS = 40,
+    RANDOM_MAX_NUMEL = 6000
+};
 
 static void run__matches_reference(void **state)
 {
@@ -328,7 +331,12 @@ static void run__matches_reference(void **state)
             if (ts_range(&rng, 0, 1))
                 axes[n_axes++] = ts_range(&rng, 0, 1) ? order[k] : order[k] - v.ndim;
         reduce_call c = {cs->op,
-                         {buf, {kDLCPU, 0}, v.ndim, dt, v.shape, v.null_strides ? NULL : v.strides,
+                         {buf,
+                          {kDLCPU, 0},
+                          v.ndim,
+                          dt,
+                          v.shape,
+                          v.null_strides ? NULL : v.strides,
                           (uint64_t)v.offset * es},
                          (size_t)v.storage * es,
                          n_axes ? n_axes : (int)ts_range(&rng, -1, 0),
@@ -345,7 +353,7 @@ static void run__matches_reference(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- larger views through the contiguous classes and the generic path ----------------------- */
+/* --- larger views through the contiguous classes and the generic path ------------------------- */
 
 typedef struct big_shape {
     int32_t ndim;
@@ -372,10 +380,10 @@ typedef struct big_case {
 } big_case;
 
 static const big_case big_cases[] = {
-    {"ReduceSum/f32", "ReduceSum", "f32"},   {"ReduceSum/f16", "ReduceSum", "f16"},
-    {"ReduceSum/i32", "ReduceSum", "i32"},   {"ReduceMean/f64", "ReduceMean", "f64"},
+    {"ReduceSum/f32", "ReduceSum", "f32"},     {"ReduceSum/f16", "ReduceSum", "f16"},
+    {"ReduceSum/i32", "ReduceSum", "i32"},     {"ReduceMean/f64", "ReduceMean", "f64"},
     {"ReduceMean/bf16", "ReduceMean", "bf16"}, {"ReduceMax/bf16", "ReduceMax", "bf16"},
-    {"ReduceMin/i64", "ReduceMin", "i64"},   {"ReduceProd/f32", "ReduceProd", "f32"},
+    {"ReduceMin/i64", "ReduceMin", "i64"},     {"ReduceProd/f32", "ReduceProd", "f32"},
 };
 
 static void run__large_views_match_reference(void **state)
@@ -420,7 +428,7 @@ static void run__large_views_match_reference(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- rank 0 and rank 8 ---------------------------------------------------------------------- */
+/* --- rank 0 and rank 8 ------------------------------------------------------------------------ */
 
 static void run__rank0_input(void **state)
 {
@@ -437,8 +445,13 @@ static void run__rank0_input(void **state)
     };
     for (size_t a = 0; a < N_OF(attrs); a++) {
         fill_for_op(&rng, buf, dt, 1, ts_op_from_name(cs->op));
-        reduce_call c = {cs->op, {buf, {kDLCPU, 0}, 0, dt, NULL, NULL, 0}, ts_dtype_size(dt),
-                         attrs[a][0], NULL, attrs[a][1], attrs[a][2]};
+        reduce_call c = {cs->op,
+                         {buf, {kDLCPU, 0}, 0, dt, NULL, NULL, 0},
+                         ts_dtype_size(dt),
+                         attrs[a][0],
+                         NULL,
+                         attrs[a][1],
+                         attrs[a][2]};
         char what[96];
         snprintf(what, sizeof what, "%s rank 0, attributes #%zu", cs->name, a);
         /* run */
@@ -468,8 +481,12 @@ static void run__rank8_input(void **state)
         int n;
         int64_t axes[8];
     } axes_sets[] = {
-        {4, {0, 3, 5, 7}}, {4, {1, 2, 4, 6}}, {1, {-1}}, {2, {-8, 4}},
-        {8, {7, 6, 5, 4, 3, 2, 1, 0}}, {0, {0}},
+        {4, {0, 3, 5, 7}},
+        {4, {1, 2, 4, 6}},
+        {1, {-1}},
+        {2, {-8, 4}},
+        {8, {7, 6, 5, 4, 3, 2, 1, 0}},
+        {0, {0}},
     };
     size_t es = ts_dtype_size(dt);
     int64_t storage = ts_storage_elems(8, shape, permuted);
@@ -482,8 +499,13 @@ static void run__rank8_input(void **state)
             for (int keep = 0; keep < 2; keep++) {
                 fill_for_op(&rng, buf, dt, storage, ts_op_from_name(cs->op));
                 reduce_call c = {cs->op,
-                                 {buf, {kDLCPU, 0}, 8, dt, (int64_t *)shape,
-                                  layout ? (int64_t *)permuted : NULL, 0},
+                                 {buf,
+                                  {kDLCPU, 0},
+                                  8,
+                                  dt,
+                                  (int64_t *)shape,
+                                  layout ? (int64_t *)permuted : NULL,
+                                  0},
                                  (size_t)storage * es,
                                  axes_sets[a].n,
                                  axes_sets[a].axes,
@@ -501,7 +523,7 @@ static void run__rank8_input(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- output dtype ---------------------------------------------------------------------------- */
+/* --- output dtype ----------------------------------------------------------------------------- */
 
 static void infer_output__dtype_equals_input(void **state)
 {
@@ -532,7 +554,7 @@ static void infer_output__dtype_equals_input(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- empty axes, with and without noop_with_empty_axes --------------------------------------- */
+/* --- empty axes, with and without noop_with_empty_axes ---------------------------------------- */
 
 typedef struct dtype_case {
     const char *name;
@@ -560,14 +582,14 @@ static void run__empty_axes(void **state)
             for (int noop = -1; noop <= 1; noop++) {
                 for (int keep = -1; keep <= 0; keep++) {
                     fill_for_op(&rng, buf, dt, storage, ts_op_from_name(ops[o]));
-                    reduce_call c = {ops[o],
-                                     {buf, {kDLCPU, 0}, 3, dt, (int64_t *)shape,
-                                      (int64_t *)strides, 2 * es},
-                                     (size_t)storage * es,
-                                     absent ? -1 : 0,
-                                     NULL,
-                                     keep,
-                                     noop};
+                    reduce_call c = {
+                        ops[o],
+                        {buf, {kDLCPU, 0}, 3, dt, (int64_t *)shape, (int64_t *)strides, 2 * es},
+                        (size_t)storage * es,
+                        absent ? -1 : 0,
+                        NULL,
+                        keep,
+                        noop};
                     char what[128];
                     snprintf(what, sizeof what, "%s %s axes %s noop %d keepdims %d", ops[o],
                              cs->name, absent ? "unset" : "[]", noop, keep);
@@ -646,14 +668,14 @@ static void run__empty_set_gives_identity(void **state)
     assert_int_equal(op_context_create(&ctx), OP_OK);
     for (size_t s = 0; s < N_OF(shapes); s++) {
         double dummy[1];
-        reduce_call c = {cs->op,
-                         {dummy, {kDLCPU, 0}, shapes[s].ndim, dt, (int64_t *)shapes[s].shape,
-                          NULL, 0},
-                         0,
-                         shapes[s].n_axes,
-                         shapes[s].axes,
-                         shapes[s].keepdims,
-                         -1};
+        reduce_call c = {
+            cs->op,
+            {dummy, {kDLCPU, 0}, shapes[s].ndim, dt, (int64_t *)shapes[s].shape, NULL, 0},
+            0,
+            shapes[s].n_axes,
+            shapes[s].axes,
+            shapes[s].keepdims,
+            -1};
         char what[96];
         snprintf(what, sizeof what, "%s empty set #%zu", cs->name, s);
         /* run */
@@ -667,7 +689,7 @@ static void run__empty_set_gives_identity(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- a zero-size kept dim: success, nothing written ----------------------------------------- */
+/* --- a zero-size kept dim: success, nothing written ------------------------------------------- */
 
 static void run__zero_size_kept_dim_writes_nothing(void **state)
 {
@@ -682,7 +704,7 @@ static void run__zero_size_kept_dim_writes_nothing(void **state)
         int keepdims;
         bool null_data;
     } shapes[] = {
-        {2, {0, 5}, 1, {1}, 1, false}, {2, {0, 5}, 1, {1}, 0, true},
+        {2, {0, 5}, 1, {1}, 1, false},       {2, {0, 5}, 1, {1}, 0, true},
         {3, {4, 0, 3}, 2, {0, 2}, 1, false}, {3, {4, 3, 0}, 1, {1}, 0, true},
         {2, {0, 5}, 0, {0}, 1, false}, /* noop below: a copy of nothing */
     };
@@ -691,8 +713,13 @@ static void run__zero_size_kept_dim_writes_nothing(void **state)
     for (size_t s = 0; s < N_OF(shapes); s++) {
         double dummy[1];
         reduce_call c = {cs->op,
-                         {shapes[s].null_data ? NULL : dummy, {kDLCPU, 0}, shapes[s].ndim, dt,
-                          (int64_t *)shapes[s].shape, NULL, 0},
+                         {shapes[s].null_data ? NULL : dummy,
+                          {kDLCPU, 0},
+                          shapes[s].ndim,
+                          dt,
+                          (int64_t *)shapes[s].shape,
+                          NULL,
+                          0},
                          0,
                          shapes[s].n_axes,
                          shapes[s].axes,
@@ -721,9 +748,14 @@ static void run__zero_size_kept_dim_writes_nothing(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- NaN and infinities ------------------------------------------------------------------------ */
+/* --- NaN and infinities ----------------------------------------------------------------------- */
 
-typedef enum layout { LAYOUT_FULL, LAYOUT_ROW, LAYOUT_COL, LAYOUT_STRIDED } layout;
+typedef enum layout {
+    LAYOUT_FULL,
+    LAYOUT_ROW,
+    LAYOUT_COL,
+    LAYOUT_STRIDED
+} layout;
 
 typedef struct nan_case {
     const char *name;
@@ -743,12 +775,15 @@ static const nan_case nan_cases[] = {
                 NAN_ROWS_(ReduceMean, f16) NAN_ROWS_(ReduceProd, bf16)};
 #undef NAN_ROWS_
 
-enum { NAN_L = 1001, NAN_LANES = 4 };
+enum {
+    NAN_L = 1001,
+    NAN_LANES = 4
+};
 
 /* The view for a layout: NAN_LANES outputs (one for FULL), each reducing NAN_L elements;
  * layout_index gives the storage index of element pos of output lane. */
-static void layout_view(layout lay, int32_t *ndim, int64_t *shape, int64_t *strides,
-                        int64_t *axes, int *n_axes, int64_t *storage)
+static void layout_view(layout lay, int32_t *ndim, int64_t *shape, int64_t *strides, int64_t *axes,
+                        int *n_axes, int64_t *storage)
 {
     switch (lay) {
     case LAYOUT_FULL:
@@ -772,10 +807,14 @@ static void layout_view(layout lay, int32_t *ndim, int64_t *shape, int64_t *stri
 static int64_t layout_index(layout lay, int lane, int64_t pos)
 {
     switch (lay) {
-    case LAYOUT_FULL: return pos;
-    case LAYOUT_ROW: return (int64_t)lane * NAN_L + pos;
-    case LAYOUT_COL: return pos * NAN_LANES + lane;
-    case LAYOUT_STRIDED: return (int64_t)lane * (NAN_L + 3) + pos;
+    case LAYOUT_FULL:
+        return pos;
+    case LAYOUT_ROW:
+        return (int64_t)lane * NAN_L + pos;
+    case LAYOUT_COL:
+        return pos * NAN_LANES + lane;
+    case LAYOUT_STRIDED:
+        return (int64_t)lane * (NAN_L + 3) + pos;
     }
     return 0;
 }
@@ -786,8 +825,8 @@ static void run__nan_propagates_from_any_position(void **state)
     /* set up */
     ts_rng rng = {mix(ts_seed("run__nan_propagates_from_any_position"), cs->name)};
     DLDataType dt = ts_dtype(cs->dtype);
-    static const int64_t positions[] = {0, 1, 2, 3, 7, 8, 15, 16, 31, 32, 63, 500, NAN_L - 2,
-                                        NAN_L - 1};
+    static const int64_t positions[] = {0,  1,  2,  3,  7,   8,         15,
+                                        16, 31, 32, 63, 500, NAN_L - 2, NAN_L - 1};
     int32_t ndim;
     int64_t shape[2], strides[2], axes[1], storage;
     int n_axes;
@@ -801,8 +840,13 @@ static void run__nan_propagates_from_any_position(void **state)
         fill_for_op(&rng, buf, dt, storage, ts_op_from_name(cs->op));
         int lane = (int)(p % (size_t)lanes);
         ts_store(buf, dt, layout_index(cs->lay, lane, positions[p]), NAN);
-        reduce_call c = {cs->op, {buf, {kDLCPU, 0}, ndim, dt, shape, strides, 0},
-                         (size_t)storage * ts_dtype_size(dt), n_axes, axes, 0, -1};
+        reduce_call c = {cs->op,
+                         {buf, {kDLCPU, 0}, ndim, dt, shape, strides, 0},
+                         (size_t)storage * ts_dtype_size(dt),
+                         n_axes,
+                         axes,
+                         0,
+                         -1};
         char what[128];
         snprintf(what, sizeof what, "%s NaN at %lld of output %d", cs->name,
                  (long long)positions[p], lane);
@@ -834,7 +878,10 @@ static void run__infinities(void **state)
     /* set up: rows of 37: +inf; -inf; +inf and -inf; +inf twice; NaN and +inf; none */
     ts_rng rng = {mix(ts_seed("run__infinities"), cs->name)};
     DLDataType dt = ts_dtype(cs->dtype);
-    enum { ROWS = 6, COLS = 37 };
+    enum {
+        ROWS = 6,
+        COLS = 37
+    };
     static const int64_t shape[2] = {ROWS, COLS}, axes[1] = {1};
     double buf[ROWS * COLS];
     op_context *ctx = NULL;
@@ -853,8 +900,13 @@ static void run__infinities(void **state)
         /* layout 1: the same rows read through a column-major view of the transpose */
         static const int64_t tshape[2] = {COLS, ROWS}, tstrides[2] = {1, COLS}, taxes[1] = {0};
         reduce_call c = {cs->op,
-                         {buf, {kDLCPU, 0}, 2, dt, (int64_t *)(layout ? tshape : shape),
-                          layout ? (int64_t *)tstrides : NULL, 0},
+                         {buf,
+                          {kDLCPU, 0},
+                          2,
+                          dt,
+                          (int64_t *)(layout ? tshape : shape),
+                          layout ? (int64_t *)tstrides : NULL,
+                          0},
                          ROWS * COLS * ts_dtype_size(dt),
                          1,
                          layout ? taxes : axes,
@@ -868,7 +920,7 @@ static void run__infinities(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- integers: wrap, truncating Mean, extremes -------------------------------------------------- */
+/* --- integers: wrap, truncating Mean, extremes ------------------------------------------------ */
 
 typedef struct int_case {
     const char *name;
@@ -897,7 +949,11 @@ static const int_case int_cases[] = {
     {"i32_prod_wraps_negative", "ReduceProd", "i32", 3, {65536, 32768, 3}, INT32_MIN},
     {"i64_prod_wraps", "ReduceProd", "i64", 2, {3037000500, 3037000500}, -9223372036709301616},
     {"i32_mean_sums_in_int64", "ReduceMean", "i32", 2, {INT32_MAX, INT32_MAX}, INT32_MAX},
-    {"i32_mean_sums_in_int64_neg", "ReduceMean", "i32", 3, {INT32_MIN, INT32_MIN, INT32_MIN},
+    {"i32_mean_sums_in_int64_neg",
+     "ReduceMean",
+     "i32",
+     3,
+     {INT32_MIN, INT32_MIN, INT32_MIN},
      INT32_MIN},
     {"i64_mean_of_wrapped_sum", "ReduceMean", "i64", 2, {INT64_MAX, 1}, -4611686018427387904},
     {"i32_mean_minus_7_over_2", "ReduceMean", "i32", 2, {-7, 0}, -3},
@@ -931,15 +987,12 @@ static void run__integer_semantics(void **state)
             strides[0] = 7, strides[1] = 2;
         for (int i = 0; i < cs->n; i++)
             for (int j = 0; j < (layout ? 3 : 1); j++)
-                store_int(buf, dt, layout ? i * strides[0] + j * strides[1] : i,
-                              cs->values[i]);
-        reduce_call c = {cs->op,
-                         {buf, {kDLCPU, 0}, ndim, dt, shape, layout ? strides : NULL, 0},
-                         sizeof buf,
-                         1,
-                         axes,
-                         0,
-                         -1};
+                store_int(buf, dt, layout ? i * strides[0] + j * strides[1] : i, cs->values[i]);
+        reduce_call c = {
+            cs->op,     {buf, {kDLCPU, 0}, ndim, dt, shape, layout ? strides : NULL, 0},
+            sizeof buf, 1,
+            axes,       0,
+            -1};
         char what[96];
         snprintf(what, sizeof what, "%s layout %d", cs->name, layout);
         /* run */
@@ -969,9 +1022,8 @@ typedef struct half_case {
     {#op "/" #dt "/full", #op, #dt, LAYOUT_FULL}, {#op "/" #dt "/row", #op, #dt, LAYOUT_ROW},      \
         {#op "/" #dt "/col", #op, #dt, LAYOUT_COL},                                                \
         {#op "/" #dt "/strided", #op, #dt, LAYOUT_STRIDED},
-static const half_case half_cases[] = {
-    HALF_ROWS_(ReduceSum, f16) HALF_ROWS_(ReduceSum, bf16) HALF_ROWS_(ReduceMean, f16)
-        HALF_ROWS_(ReduceMean, bf16)};
+static const half_case half_cases[] = {HALF_ROWS_(ReduceSum, f16) HALF_ROWS_(
+    ReduceSum, bf16) HALF_ROWS_(ReduceMean, f16) HALF_ROWS_(ReduceMean, bf16)};
 #undef HALF_ROWS_
 
 static void run__half_accumulates_in_fp32(void **state)
@@ -979,14 +1031,18 @@ static void run__half_accumulates_in_fp32(void **state)
     const half_case *cs = *state;
     /* set up: 4096 ones per output. A 16-bit accumulator stalls (fp16 at 2048, bf16 at 256); in
      * fp32 the sum is exactly 4096, representable in both. */
-    enum { L = 4096 };
+    enum {
+        L = 4096
+    };
     DLDataType dt = ts_dtype(cs->dtype);
     int64_t shape[2], strides[2], axes[1];
     int32_t ndim = 0;
     int n_axes = 0, lanes = cs->lay == LAYOUT_FULL ? 1 : 4;
     int64_t storage = 0;
     switch (cs->lay) {
-    case LAYOUT_FULL: ndim = 1, shape[0] = L, strides[0] = 1, n_axes = -1, storage = L; break;
+    case LAYOUT_FULL:
+        ndim = 1, shape[0] = L, strides[0] = 1, n_axes = -1, storage = L;
+        break;
     case LAYOUT_ROW:
         ndim = 2, shape[0] = 4, shape[1] = L, strides[0] = L, strides[1] = 1, axes[0] = 1;
         n_axes = 1, storage = 4 * L;
@@ -1006,8 +1062,13 @@ static void run__half_accumulates_in_fp32(void **state)
         ts_store(buf, dt, i, 1.0);
     op_context *ctx = NULL;
     assert_int_equal(op_context_create(&ctx), OP_OK);
-    reduce_call c = {cs->op, {buf, {kDLCPU, 0}, ndim, dt, shape, strides, 0},
-                     (size_t)storage * 2, n_axes, axes, 0, -1};
+    reduce_call c = {cs->op,
+                     {buf, {kDLCPU, 0}, ndim, dt, shape, strides, 0},
+                     (size_t)storage * 2,
+                     n_axes,
+                     axes,
+                     0,
+                     -1};
     /* run */
     reduce_result res;
     reduce_run(ctx, &c, &res, cs->name);
@@ -1016,8 +1077,8 @@ static void run__half_accumulates_in_fp32(void **state)
     assert_int_equal(res.n, lanes);
     for (int o = 0; o < lanes; o++)
         if (ts_load(res.out.data, dt, o) != want)
-            fail_msg("%s: output %d is %g, expected %g", cs->name, o,
-                     ts_load(res.out.data, dt, o), want);
+            fail_msg("%s: output %d is %g, expected %g", cs->name, o, ts_load(res.out.data, dt, o),
+                     want);
     ts_buf_free(&res.out);
     /* set up: 4096 copies of 60000 (near the fp16 maximum 65504). In fp32 the sum 2.5e8 is
      * exact and the Mean is the value again; a 16-bit accumulator would overflow to inf. */
@@ -1048,9 +1109,14 @@ static void run__f32_sum_not_one_serial_chain(void **state)
     static const int64_t shape[1] = {1 << 25}, strides[1] = {0};
     op_context *ctx = NULL;
     assert_int_equal(op_context_create(&ctx), OP_OK);
-    reduce_call c = {"ReduceSum", {&one, {kDLCPU, 0}, 1, ts_dtype("f32"), (int64_t *)shape,
-                                   (int64_t *)strides, 0},
-                     sizeof one, -1, NULL, 0, -1};
+    reduce_call c = {
+        "ReduceSum",
+        {&one, {kDLCPU, 0}, 1, ts_dtype("f32"), (int64_t *)shape, (int64_t *)strides, 0},
+        sizeof one,
+        -1,
+        NULL,
+        0,
+        -1};
     /* run */
     reduce_result res;
     reduce_run(ctx, &c, &res, "ReduceSum f32 2^25 ones");
@@ -1062,7 +1128,7 @@ static void run__f32_sum_not_one_serial_chain(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- Max starts from -inf, Min from +inf -------------------------------------------------------- */
+/* --- Max starts from -inf, Min from +inf ------------------------------------------------------ */
 
 static const op_dtype_case extreme_cases[] = {
 #define EXTREME_ROW_(op, dt) {#op "/" #dt, #op, #dt},
@@ -1094,8 +1160,13 @@ static void run__extremes_start_from_infinity(void **state)
                                  : (double)ts_range(&rng, 1, scale ? 1000000 : 3);
                 ts_store(buf, dt, i, sign * mag);
             }
-            reduce_call c = {cs->op, {buf, {kDLCPU, 0}, ndim, dt, shape, strides, 0},
-                             (size_t)storage * ts_dtype_size(dt), n_axes, axes, 0, -1};
+            reduce_call c = {cs->op,
+                             {buf, {kDLCPU, 0}, ndim, dt, shape, strides, 0},
+                             (size_t)storage * ts_dtype_size(dt),
+                             n_axes,
+                             axes,
+                             0,
+                             -1};
             char what[96];
             snprintf(what, sizeof what, "%s layout %d scale %d", cs->name, lay, scale);
             /* run */
@@ -1123,7 +1194,11 @@ static void run__byte_offset_honoured(void **state)
      * floats, the integer extremes otherwise); reading them would show in every op */
     ts_rng rng = {mix(ts_seed("run__byte_offset_honoured"), cs->name)};
     DLDataType dt = ts_dtype(cs->dtype);
-    enum { OFF = 7, N = 15, TOTAL = OFF + N + 9 };
+    enum {
+        OFF = 7,
+        N = 15,
+        TOTAL = OFF + N + 9
+    };
     double buf[TOTAL];
     static const int64_t shape[2] = {3, 5}, axes[1] = {1};
     op_context *ctx = NULL;
@@ -1132,8 +1207,9 @@ static void run__byte_offset_honoured(void **state)
         if (ts_dtype_is_float(dt))
             ts_store(buf, dt, i, NAN);
         else
-            store_int(buf, dt, i, i % 2 ? (dt.bits == 32 ? INT32_MAX : INT64_MAX)
-                                        : (dt.bits == 32 ? INT32_MIN : INT64_MIN));
+            store_int(buf, dt, i,
+                      i % 2 ? (dt.bits == 32 ? INT32_MAX : INT64_MAX)
+                            : (dt.bits == 32 ? INT32_MIN : INT64_MIN));
     }
     fill_for_op(&rng, (char *)buf + OFF * ts_dtype_size(dt), dt, N, ts_op_from_name(cs->op));
     reduce_call c = {cs->op,
@@ -1148,18 +1224,18 @@ static void run__byte_offset_honoured(void **state)
     op_context_destroy(ctx);
 }
 
-/* --- 2^32 elements through zero strides ----------------------------------------------------- */
+/* --- 2^32 elements through zero strides ------------------------------------------------------- */
 
 typedef struct huge_case {
     const char *name;
     const char *op;
     const char *dtype;
-    double value;    /* the one element every index reads */
-    int n_axes;      /* -1: all */
+    double value; /* the one element every index reads */
+    int n_axes;   /* -1: all */
     int64_t axis;
     int64_t outputs;
-    double want_f;   /* floats: every output */
-    int64_t want_i;  /* integers: every output */
+    double want_f;  /* floats: every output */
+    int64_t want_i; /* integers: every output */
 } huge_case;
 
 static const huge_case huge_cases[] = {
@@ -1184,8 +1260,10 @@ static void run__zero_stride_2pow32_elements(void **state)
     static const int64_t shape[2] = {65536, 65536}, strides[2] = {0, 0};
     op_context *ctx = NULL;
     assert_int_equal(op_context_create(&ctx), OP_OK);
-    reduce_call c = {cs->op, {one, {kDLCPU, 0}, 2, dt, (int64_t *)shape, (int64_t *)strides, 0},
-                     sizeof one, cs->n_axes, &cs->axis, 0, -1};
+    reduce_call c = {cs->op,     {one, {kDLCPU, 0}, 2, dt, (int64_t *)shape, (int64_t *)strides, 0},
+                     sizeof one, cs->n_axes,
+                     &cs->axis,  0,
+                     -1};
     /* run */
     reduce_result res;
     reduce_run(ctx, &c, &res, cs->name);
@@ -1227,8 +1305,13 @@ static void run__bitwise_identical_run_to_run(void **state)
         assert_non_null(buf);
         ts_fill_random(&rng, buf, ts_dtype("f32"), numel, 1.0);
         reduce_call c = {"ReduceSum",
-                         {buf, {kDLCPU, 0}, shapes[s].ndim, ts_dtype("f32"),
-                          (int64_t *)shapes[s].shape, NULL, 0},
+                         {buf,
+                          {kDLCPU, 0},
+                          shapes[s].ndim,
+                          ts_dtype("f32"),
+                          (int64_t *)shapes[s].shape,
+                          NULL,
+                          0},
                          0,
                          1,
                          &shapes[s].axis,

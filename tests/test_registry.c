@@ -49,7 +49,7 @@ static const char *case_name(const char *fn, const char *scenario)
 #define ASSERT_MSG_HAS(msg, want)                                                                  \
     do {                                                                                           \
         if (!strstr((msg), (want)))                                                                \
-            fail_msg("message \"%s\" does not contain \"%s\"", (msg), (want));                    \
+            fail_msg("message \"%s\" does not contain \"%s\"", (msg), (want));                     \
     } while (0)
 
 static const DLDataType F32 = {kDLFloat, 32, 1};
@@ -65,7 +65,7 @@ static const name_case builtin_cases[] = {
     {"ReduceSum"}, {"ReduceMean"}, {"ReduceMax"}, {"ReduceMin"}, {"ReduceProd"},
 };
 
-/* --- a tiny host op: y = x * factor + offset, f32 on the CPU --------------------------------- */
+/* --- a tiny host op: y = x * factor + offset, f32 on the CPU ---------------------------------- */
 
 typedef struct scale_seen {
     int infer_calls;
@@ -140,8 +140,8 @@ static op_status scale_kernel(op_kernel_ctx *kc)
 
 static op_schema scale_schema(const char *name)
 {
-    op_schema s = {name, "y = x * factor + offset", 1, 1, scale_attrs, N_OF(scale_attrs),
-                   scale_infer};
+    op_schema s = {name,        "y = x * factor + offset", 1,          1,
+                   scale_attrs, N_OF(scale_attrs),         scale_infer};
     return s;
 }
 
@@ -204,7 +204,7 @@ static bool output_untouched(const ts_buf *b)
     return ts_buf_guard_ok(b);
 }
 
-/* --- op_list -------------------------------------------------------------------------------- */
+/* --- op_list ---------------------------------------------------------------------------------- */
 
 static void op_list__count_sorted_and_capacity(void **state)
 {
@@ -245,7 +245,7 @@ static void op_list__count_sorted_and_capacity(void **state)
     assert_ptr_equal(few[2], sentinel);
 }
 
-/* --- op_describe ---------------------------------------------------------------------------- */
+/* --- op_describe ------------------------------------------------------------------------------ */
 
 static void op_describe__builtin_schema(void **state)
 {
@@ -301,7 +301,7 @@ static void op_describe__bad_arguments(void **state)
     assert_memory_equal(&info, &before, sizeof info); /* written only on success */
 }
 
-/* --- op_list_kernels ------------------------------------------------------------------------ */
+/* --- op_list_kernels -------------------------------------------------------------------------- */
 
 static int dtype_cmp(DLDataType a, DLDataType b)
 {
@@ -330,8 +330,8 @@ static void op_list_kernels__builtin_cpu_dtypes(void **state)
     assert_int_equal(got, total);
     assert_int_equal(dev[total], 99);
     for (size_t i = 1; i < total; i++) {
-        int order = dev[i - 1] != dev[i] ? (dev[i - 1] < dev[i] ? -1 : 1)
-                                         : dtype_cmp(dt[i - 1], dt[i]);
+        int order =
+            dev[i - 1] != dev[i] ? (dev[i - 1] < dev[i] ? -1 : 1) : dtype_cmp(dt[i - 1], dt[i]);
         if (order >= 0)
             fail_msg("kernel %zu (device %d, %s) not after kernel %zu (device %d, %s)", i,
                      (int)dev[i], ts_dtype_name(dt[i]), i - 1, (int)dev[i - 1],
@@ -367,7 +367,7 @@ static void op_list_kernels__unknown_op_zero(void **state)
     assert_int_equal(dev[0], 99);
 }
 
-/* --- registering a host op ------------------------------------------------------------------ */
+/* --- registering a host op -------------------------------------------------------------------- */
 
 static void register_op__host_op_runs(void **state)
 {
@@ -494,8 +494,7 @@ static void register_op__host_op_checked(void **state)
             din[i] = i;
         ts_tensor_init(&t, din, kDLCPU, ts_dtype("f64"), 2, shape, NULL);
         assert_int_equal(op_context_set_input(c.ctx, 0, &t.t), OP_OK);
-        ts_tensor_init(&c.y, malloc(15 * sizeof(double)), kDLCPU, ts_dtype("f64"), 2, shape,
-                       NULL);
+        ts_tensor_init(&c.y, malloc(15 * sizeof(double)), kDLCPU, ts_dtype("f64"), 2, shape, NULL);
         assert_int_equal(op_context_set_output(c.ctx, 0, &c.y.t), OP_OK);
         break;
     case HOST_EXTRA_INPUT:
@@ -562,14 +561,14 @@ typedef enum schema_fault {
     SCHEMA_NULL,
     SCHEMA_NULL_NAME,
     SCHEMA_EMPTY_NAME,
-    SCHEMA_NAME_LEN,       /* a name of name_len bytes */
-    SCHEMA_INPUTS,         /* num_inputs = count */
-    SCHEMA_OUTPUTS,        /* num_outputs = count */
+    SCHEMA_NAME_LEN, /* a name of name_len bytes */
+    SCHEMA_INPUTS,   /* num_inputs = count */
+    SCHEMA_OUTPUTS,  /* num_outputs = count */
     SCHEMA_NULL_INFER,
-    SCHEMA_NULL_ATTRS,     /* attrs NULL with num_attrs 1 */
+    SCHEMA_NULL_ATTRS, /* attrs NULL with num_attrs 1 */
     SCHEMA_ATTR_NULL_NAME,
     SCHEMA_ATTR_EMPTY_NAME,
-    SCHEMA_ATTR_TYPE,      /* type = count */
+    SCHEMA_ATTR_TYPE, /* type = count */
     SCHEMA_ATTR_DUPLICATE,
 } schema_fault;
 
@@ -614,17 +613,38 @@ static void register_op__schema_validated(void **state)
     op_attr_def attrs[2] = {{"alpha", OP_ATTR_FLOAT, 0, 1.0}, {"beta", OP_ATTR_INT, 7, 0.0}};
     op_schema s = {name, NULL, 1, 1, attrs, 2, scale_infer};
     switch (c->fault) {
-    case SCHEMA_NULL_NAME: s.name = NULL; break;
-    case SCHEMA_EMPTY_NAME: s.name = ""; break;
-    case SCHEMA_INPUTS: s.num_inputs = c->count; break;
-    case SCHEMA_OUTPUTS: s.num_outputs = c->count; break;
-    case SCHEMA_NULL_INFER: s.infer = NULL; break;
-    case SCHEMA_NULL_ATTRS: s.attrs = NULL, s.num_attrs = 1; break;
-    case SCHEMA_ATTR_NULL_NAME: attrs[1].name = NULL; break;
-    case SCHEMA_ATTR_EMPTY_NAME: attrs[1].name = ""; break;
-    case SCHEMA_ATTR_TYPE: attrs[1].type = (op_attr_type)c->count; break;
-    case SCHEMA_ATTR_DUPLICATE: attrs[1].name = "alpha"; break;
-    default: break;
+    case SCHEMA_NULL_NAME:
+        s.name = NULL;
+        break;
+    case SCHEMA_EMPTY_NAME:
+        s.name = "";
+        break;
+    case SCHEMA_INPUTS:
+        s.num_inputs = c->count;
+        break;
+    case SCHEMA_OUTPUTS:
+        s.num_outputs = c->count;
+        break;
+    case SCHEMA_NULL_INFER:
+        s.infer = NULL;
+        break;
+    case SCHEMA_NULL_ATTRS:
+        s.attrs = NULL, s.num_attrs = 1;
+        break;
+    case SCHEMA_ATTR_NULL_NAME:
+        attrs[1].name = NULL;
+        break;
+    case SCHEMA_ATTR_EMPTY_NAME:
+        attrs[1].name = "";
+        break;
+    case SCHEMA_ATTR_TYPE:
+        attrs[1].type = (op_attr_type)c->count;
+        break;
+    case SCHEMA_ATTR_DUPLICATE:
+        attrs[1].name = "alpha";
+        break;
+    default:
+        break;
     }
     op_unregister_op(name); /* left over from an earlier failure, if any */
     size_t count = op_list(NULL, 0);
@@ -647,7 +667,7 @@ static void register_op__schema_validated(void **state)
     }
 }
 
-/* --- registering kernels -------------------------------------------------------------------- */
+/* --- registering kernels ---------------------------------------------------------------------- */
 
 typedef enum kernel_fault {
     KERNEL_UNKNOWN_OP,
@@ -685,13 +705,26 @@ static void register_kernel__validated(void **state)
     DLDataType dt = ts_dtype("f64");
     op_kernel_fn fn = scale_kernel;
     switch (c->fault) {
-    case KERNEL_UNKNOWN_OP: op = "TestNoSuchOp"; break;
-    case KERNEL_NULL_OP: op = NULL; break;
-    case KERNEL_NULL_FN: fn = NULL; break;
-    case KERNEL_LANES: dt.lanes = 4; break;
-    case KERNEL_DUPLICATE: dt = F32; break;
-    case KERNEL_DUPLICATE_BUILTIN: op = "ReduceSum", dt = F32; break;
-    case KERNEL_SECOND_DTYPE: break;
+    case KERNEL_UNKNOWN_OP:
+        op = "TestNoSuchOp";
+        break;
+    case KERNEL_NULL_OP:
+        op = NULL;
+        break;
+    case KERNEL_NULL_FN:
+        fn = NULL;
+        break;
+    case KERNEL_LANES:
+        dt.lanes = 4;
+        break;
+    case KERNEL_DUPLICATE:
+        dt = F32;
+        break;
+    case KERNEL_DUPLICATE_BUILTIN:
+        op = "ReduceSum", dt = F32;
+        break;
+    case KERNEL_SECOND_DTYPE:
+        break;
     }
     size_t sum_kernels = op_list_kernels("ReduceSum", NULL, NULL, 0);
     /* run */
@@ -704,7 +737,7 @@ static void register_kernel__validated(void **state)
     assert_int_equal(op_unregister_op("TestKernels"), OP_OK);
 }
 
-/* --- unregistering -------------------------------------------------------------------------- */
+/* --- unregistering ---------------------------------------------------------------------------- */
 
 static void unregister_op__then_run_not_found(void **state)
 {
@@ -767,7 +800,7 @@ static void unregister_op__bad_names(void **state)
     assert_int_equal(op_unregister_op("TestNeverRegistered"), OP_ERR_NOT_FOUND);
 }
 
-/* --- op_status_str -------------------------------------------------------------------------- */
+/* --- op_status_str ---------------------------------------------------------------------------- */
 
 typedef struct status_case {
     const char *name;
@@ -810,9 +843,14 @@ static void status_str__unknown_value(void **state)
     ASSERT_MSG_HAS(c, "unknown");
 }
 
-/* --- lookups from several threads while another registers ----------------------------------- */
+/* --- lookups from several threads while another registers ------------------------------------- */
 
-enum { CHURN_OPS = 3, CHURN_ROUNDS = 300, READERS = 3, READER_ROUNDS = 300 };
+enum {
+    CHURN_OPS = 3,
+    CHURN_ROUNDS = 300,
+    READERS = 3,
+    READER_ROUNDS = 300
+};
 
 typedef struct churn_state {
     atomic_bool stop;
@@ -870,7 +908,10 @@ static void *churn_reader(void *p)
         churn_fail(cs, who, "context_create", 0);
         return NULL;
     }
-    enum { ROWS = 5, COLS = 33 };
+    enum {
+        ROWS = 5,
+        COLS = 33
+    };
     float in[ROWS * COLS], out[ROWS * COLS];
     double ref[ROWS];
     static const int64_t shape[2] = {ROWS, COLS}, oshape[2] = {ROWS, 1}, axes[1] = {1};
