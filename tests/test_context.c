@@ -696,6 +696,29 @@ static void run__contexts_on_threads_independent(void **state)
         assert_int_equal(jobs[i].failures, 0);
 }
 
+/* --- rank 0 with shape == NULL ------------------------------------------------------------ */
+
+static void set_input__rank0_null_shape(void **state)
+{
+    (void)state;
+    /* set up: DLPack producers may leave shape NULL for a rank-0 tensor */
+    op_context *ctx = NULL;
+    double in = 2.5, out = 0.0;
+    DLTensor x = {&in, {kDLCPU, 0}, 0, {kDLFloat, 64, 1}, NULL, NULL, 0};
+    DLTensor y = {&out, {kDLCPU, 0}, 0, {kDLFloat, 64, 1}, NULL, NULL, 0};
+    assert_int_equal(op_context_create(&ctx), OP_OK);
+    /* run */
+    op_status st_in = op_context_set_input(ctx, 0, &x);
+    op_status st_out = op_context_set_output(ctx, 0, &y);
+    op_status st_run = op_run("ReduceSum", ctx);
+    /* check */
+    assert_int_equal(st_in, OP_OK);
+    assert_int_equal(st_out, OP_OK);
+    assert_int_equal(st_run, OP_OK);
+    assert_true(out == 2.5);
+    op_context_destroy(ctx);
+}
+
 int main(void)
 {
     struct CMUnitTest tests[128];
@@ -716,5 +739,7 @@ int main(void)
     ADD_TEST(tests, n, context_error__empty_after_success_message_after_failure);
     ADD_TEST(tests, n, null_context__every_function_rejects);
     ADD_TEST(tests, n, run__contexts_on_threads_independent);
+    /* last: under UBSan with -fno-sanitize-recover a library fault here ends the program */
+    ADD_TEST(tests, n, set_input__rank0_null_shape);
     return _cmocka_run_group_tests("test_context", tests, n, NULL, NULL);
 }

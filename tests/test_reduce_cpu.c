@@ -445,8 +445,9 @@ static void run__rank0_input(void **state)
     };
     for (size_t a = 0; a < N_OF(attrs); a++) {
         fill_for_op(&rng, buf, dt, 1, ts_op_from_name(cs->op));
+        int64_t no_dims[1] = {99}; /* rank 0 reads no dims (test_context covers shape NULL) */
         reduce_call c = {cs->op,
-                         {buf, {kDLCPU, 0}, 0, dt, NULL, NULL, 0},
+                         {buf, {kDLCPU, 0}, 0, dt, no_dims, NULL, 0},
                          ts_dtype_size(dt),
                          attrs[a][0],
                          NULL,
