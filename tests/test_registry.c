@@ -737,6 +737,69 @@ static void register_kernel__validated(void **state)
     assert_int_equal(op_unregister_op("TestKernels"), OP_OK);
 }
 
+static const void *dispatch_seen;
+
+static op_status record_kernel(op_kernel_ctx *kc)
+{
+    dispatch_seen = op_kernel_data(kc);
+    return OP_OK;
+}
+
+typedef struct dispatch_case {
+    const char *name;
+    const char *dtype;
+    op_status want;
+    int tag; /* which registration must run: 0 f32, 1 f64, -1 none */
+} dispatch_case;
+
+static const dispatch_case dispatch_cases[] = {
+    {"f32", "f32", OP_OK, 0},
+    {"f64", "f64", OP_OK, 1},
+    {"i32_no_kernel", "i32", OP_ERR_UNSUPPORTED, -1},
+    {"i64_cuda_kernel_only", "i64", OP_ERR_UNSUPPORTED, -1},
+};
+
+static void register_kernel__dispatch_by_device_and_dtype(void **state)
+{
+    const dispatch_case *c = *state;
+    /* set up: CPU kernels for f32 and f64, a CUDA one for i64; each tells apart by its data */
+    static const int tags[2] = {0, 1};
+    op_unregister_op("TestDispatch");
+    op_schema s = scale_schema("TestDispatch");
+    assert_int_equal(op_register_op(NULL, &s), OP_OK);
+    assert_int_equal(op_register_kernel(NULL, "TestDispatch", kDLCPU, F32, record_kernel, &tags[0]),
+                     OP_OK);
+    assert_int_equal(
+        op_register_kernel(NULL, "TestDispatch", kDLCPU, ts_dtype("f64"), record_kernel, &tags[1]),
+        OP_OK);
+    assert_int_equal(
+        op_register_kernel(NULL, "TestDispatch", kDLCUDA, ts_dtype("i64"), record_kernel, &tags[0]),
+        OP_OK);
+    double in[6] = {1, 2, 3, 4, 5, 6}, out[6];
+    static const int64_t shape[2] = {2, 3};
+    ts_tensor x, y;
+    ts_tensor_init(&x, in, kDLCPU, ts_dtype(c->dtype), 2, shape, NULL);
+    ts_tensor_init(&y, out, kDLCPU, ts_dtype(c->dtype), 2, shape, NULL);
+    op_context *ctx = NULL;
+    assert_int_equal(op_context_create(&ctx), OP_OK);
+    assert_int_equal(op_context_set_input(ctx, 0, &x.t), OP_OK);
+    assert_int_equal(op_context_set_output(ctx, 0, &y.t), OP_OK);
+    dispatch_seen = NULL;
+    /* run */
+    op_status st = op_run("TestDispatch", ctx);
+    /* check */
+    assert_int_equal(st, c->want);
+    if (c->tag >= 0) {
+        assert_ptr_equal(dispatch_seen, &tags[c->tag]);
+    } else {
+        assert_null(dispatch_seen);
+        ASSERT_MSG_HAS(op_context_error(ctx), "TestDispatch");
+    }
+    assert_int_equal(op_list_kernels("TestDispatch", NULL, NULL, 0), 3);
+    op_context_destroy(ctx);
+    assert_int_equal(op_unregister_op("TestDispatch"), OP_OK);
+}
+
 /* --- unregistering ---------------------------------------------------------------------------- */
 
 static void unregister_op__then_run_not_found(void **state)
@@ -1006,6 +1069,7 @@ int main(void)
     ADD_TEST(tests, n, register_op__duplicate_already_exists);
     ADD_CASES(tests, n, register_op__schema_validated, schema_cases);
     ADD_CASES(tests, n, register_kernel__validated, kernel_cases);
+    ADD_CASES(tests, n, register_kernel__dispatch_by_device_and_dtype, dispatch_cases);
     ADD_TEST(tests, n, unregister_op__then_run_not_found);
     ADD_CASES(tests, n, unregister_op__builtin_rejected, builtin_cases);
     ADD_TEST(tests, n, unregister_op__bad_names);
