@@ -1286,6 +1286,76 @@ static void run__zero_stride_2pow32_elements(void **state)
     op_context_destroy(ctx);
 }
 
+/* --- the plan cache: calls that differ in one key each, on one context ---------------------- */
+
+typedef struct variant {
+    const char *what;
+    const char *op;
+    const char *dtype;
+    int64_t shape[2];
+    int64_t strides[2]; /* {0, 0} with compact set: NULL strides */
+    bool compact;
+    int64_t offset; /* elements */
+    int n_axes;
+    int64_t axis;
+    int keepdims;
+} variant;
+
+static const variant variants[] = {
+    {"base", "ReduceSum", "f32", {6, 35}, {0, 0}, true, 0, 1, 1, 0},
+    {"explicit compact strides", "ReduceSum", "f32", {6, 35}, {35, 1}, false, 0, 1, 1, 0},
+    {"transposed strides", "ReduceSum", "f32", {6, 35}, {1, 6}, false, 0, 1, 1, 0},
+    {"gapped strides", "ReduceSum", "f32", {6, 35}, {40, 1}, false, 0, 1, 1, 0},
+    {"zero stride", "ReduceSum", "f32", {6, 35}, {0, 1}, false, 0, 1, 1, 0},
+    {"other axis", "ReduceSum", "f32", {6, 35}, {0, 0}, true, 0, 1, 0, 0},
+    {"negative axis", "ReduceSum", "f32", {6, 35}, {0, 0}, true, 0, 1, -2, 0},
+    {"all axes", "ReduceSum", "f32", {6, 35}, {0, 0}, true, 0, -1, 0, 0},
+    {"keepdims", "ReduceSum", "f32", {6, 35}, {0, 0}, true, 0, 1, 1, 1},
+    {"byte offset", "ReduceSum", "f32", {6, 35}, {0, 0}, true, 3, 1, 1, 0},
+    {"other dtype", "ReduceSum", "f64", {6, 35}, {0, 0}, true, 0, 1, 1, 0},
+    {"other op", "ReduceMax", "f32", {6, 35}, {0, 0}, true, 0, 1, 1, 0},
+    {"other op and dtype", "ReduceMean", "i32", {6, 35}, {0, 0}, true, 0, 1, 1, 0},
+    {"other shape", "ReduceSum", "f32", {35, 6}, {0, 0}, true, 0, 1, 1, 0},
+};
+
+static void run__plan_cache_keyed_on_every_input(void **state)
+{
+    (void)state;
+    /* set up: one buffer large enough for every variant */
+    ts_rng rng = {ts_seed("run__plan_cache_keyed_on_every_input")};
+    enum {
+        ROOM = 6 * 40 + 8
+    };
+    double buf[ROOM];
+    op_context *ctx = NULL;
+    assert_int_equal(op_context_create(&ctx), OP_OK);
+    /* run, check: the sequence three times over, so later rounds may hit cached plans */
+    for (int round = 0; round < 3; round++) {
+        for (size_t v = 0; v < N_OF(variants); v++) {
+            const variant *w = &variants[v];
+            DLDataType dt = ts_dtype(w->dtype);
+            fill_for_op(&rng, buf, dt, ROOM, ts_op_from_name(w->op));
+            reduce_call c = {w->op,
+                             {buf,
+                              {kDLCPU, 0},
+                              2,
+                              dt,
+                              (int64_t *)w->shape,
+                              w->compact ? NULL : (int64_t *)w->strides,
+                              (uint64_t)w->offset * ts_dtype_size(dt)},
+                             ROOM * ts_dtype_size(dt),
+                             w->n_axes,
+                             &w->axis,
+                             w->keepdims,
+                             -1};
+            char what[96];
+            snprintf(what, sizeof what, "round %d: %s", round, w->what);
+            reduce_run_and_check(ctx, &c, what);
+        }
+    }
+    op_context_destroy(ctx);
+}
+
 /* --- determinism ------------------------------------------------------------------------------ */
 
 static void run__bitwise_identical_run_to_run(void **state)
@@ -1356,6 +1426,7 @@ int main(void)
     ADD_TEST(tests, n, run__f32_sum_not_one_serial_chain);
     ADD_CASES(tests, n, run__extremes_start_from_infinity, extreme_cases);
     ADD_CASES(tests, n, run__byte_offset_honoured, op_dtype_cases);
+    ADD_TEST(tests, n, run__plan_cache_keyed_on_every_input);
     ADD_TEST(tests, n, run__bitwise_identical_run_to_run);
     ADD_CASES(tests, n, run__zero_stride_2pow32_elements, huge_cases);
     return _cmocka_run_group_tests("test_reduce_cpu", tests, n, NULL, NULL);
