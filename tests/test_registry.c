@@ -204,6 +204,57 @@ static bool output_untouched(const ts_buf *b)
     return ts_buf_guard_ok(b);
 }
 
+/* --- first use: built-ins registered once, whoever comes first -------------------------- */
+
+enum {
+    FIRST_USE_THREADS = 8
+};
+
+typedef struct first_use {
+    pthread_barrier_t *go;
+    size_t count;
+    op_status describe;
+    size_t kernels;
+} first_use;
+
+static void *first_use_thread(void *p)
+{
+    first_use *fu = p;
+    pthread_barrier_wait(fu->go);
+    op_info info;
+    fu->describe = op_describe("ReduceMean", &info);
+    fu->count = op_list(NULL, 0);
+    fu->kernels = op_list_kernels("ReduceMean", NULL, NULL, 0);
+    return NULL;
+}
+
+static void registry__first_use_from_many_threads(void **state)
+{
+    (void)state;
+    /* set up: this is the first test, so these are the program's first calls into opnn */
+    pthread_barrier_t go;
+    pthread_t th[FIRST_USE_THREADS];
+    first_use fu[FIRST_USE_THREADS];
+    assert_int_equal(pthread_barrier_init(&go, NULL, FIRST_USE_THREADS), 0);
+    /* run */
+    for (int i = 0; i < FIRST_USE_THREADS; i++) {
+        fu[i] = (first_use){&go, 0, OP_ERR_INTERNAL, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, first_use_thread, &fu[i]), 0);
+    }
+    for (int i = 0; i < FIRST_USE_THREADS; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&go);
+    /* check: every thread saw the complete built-in set, and the same one */
+    for (int i = 0; i < FIRST_USE_THREADS; i++) {
+        assert_int_equal(fu[i].describe, OP_OK);
+        assert_true(fu[i].count >= N_OF(builtin_ops));
+        assert_int_equal(fu[i].count, fu[0].count);
+        assert_true(fu[i].kernels >= 6);
+        assert_int_equal(fu[i].kernels, fu[0].kernels);
+    }
+    assert_int_equal(op_list(NULL, 0), fu[0].count);
+}
+
 /* --- op_list ---------------------------------------------------------------------------------- */
 
 static void op_list__count_sorted_and_capacity(void **state)
@@ -1059,6 +1110,7 @@ int main(void)
 {
     struct CMUnitTest tests[128];
     size_t n = 0;
+    ADD_TEST(tests, n, registry__first_use_from_many_threads); /* first: nothing ran before */
     ADD_TEST(tests, n, op_list__count_sorted_and_capacity);
     ADD_CASES(tests, n, op_describe__builtin_schema, builtin_cases);
     ADD_TEST(tests, n, op_describe__bad_arguments);
