@@ -1,0 +1,566 @@
+/* CUDA launch geometry: (plan, device properties) -> family, block, grid, split, vector width
+ * and workspace. Pure C, no CUDA: unit-tested anywhere, and the kernels in kernel/cuda only
+ * follow what is decided here.
+ *
+ * Two ideas carry every choice below.
+ *  - Bandwidth: an H200 streams about 4.5 TB/s only with several 16-byte loads in flight on
+ *    every resident thread. Every family reads 16-byte vectors, OPNN_CUDA_UNROLL (4) of them in
+ *    flight per thread, in blocks of 256 threads compiled for 3 (inner kernels) or 4 resident
+ *    blocks per SM, so each SM keeps >= 48 KB of loads outstanding (4.5 TB/s * ~1 us latency /
+ *    132 SMs ~ 35 KB needed).
+ *  - Balance: the kernels are memory-bound and run their units in waves of `slots` blocks
+ *    (SMs * blocks per SM). A last wave that is only partly full costs its full time, so a split is chosen
+ *    either to keep every unit resident at once (units <= slots, equal work each) or to fill
+ *    the waves to >= 97%. Measurements behind the constants are on an H200 (132 SMs, 50 MB L2,
+ *    `opnn bench`, see bench/RESULTS.md). */
+#include "core/plan.h"
+
+#include <string.h>
+
+/* Below this many bytes a FULL reduction runs in one block: a split adds a second dependent
+ * round trip (partials, fence, counter, reload) that costs more than one block streaming the
+ * data. small_full (16 KB) is latency-bound either way; 32 KB is two load rounds of a block. */
+#define FULL_SMALL_MAX_BYTES (32 * 1024)
+/* A FULL split gives each block at least this much: below it the last-block combine and the
+ * block start dominate. */
+#define FULL_MIN_BLOCK_BYTES (16 * 1024)
+/* A row or segment is cut into split units of at least this many bytes. */
+#define SPLIT_MIN_CHUNK_BYTES (8 * 1024)
+/* Rows up to this size take a group of lanes (sub-warp or warp) each; longer ones a block. A
+ * warp reads 512 bytes a round, so a 4 KB row is 8 loads a lane, 2 rounds of 4 in flight. */
+#define ROW_GROUP_MAX_BYTES 4096
+/* OUTER_INNER segments up to this many vectors go to the group kernel (lanes walk R1). */
+#define OUTER_INNER_GROUP_MAX_VEC 8
+/* Column reductions with at most this many rows read them all in one thread, no split. */
+#define COL_TINY_R_MAX 32
+/* Each thread of a column slice reads at least this many rows: the partials written and
+ * re-read per output cost 2 * split * acc bytes against rows * size bytes of input, so 64 rows
+ * a thread keep that under 1.6% for f32. */
+#define COL_MIN_ROWS_PER_THREAD 64
+/* A split within this fraction of the ideal is good enough (a 4% tail at most). */
+#define WAVE_EFF_GOOD 0.96
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return b > 0 ? (a + b - 1) / b : 0;
+}
+
+static int64_t imin(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static int64_t imax(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+static int64_t pow2_floor(int64_t x)
+{
+    int64_t p = 1;
+
+    while (p * 2 <= x)
+        p *= 2;
+    return p;
+}
+
+static int64_t pow2_ceil(int64_t x)
+{
+    int64_t p = 1;
+
+    while (p < x)
+        p *= 2;
+    return p;
+}
+
+static size_t esize_of(DLDataType t)
+{
+    return t.bits / 8u;
+}
+
+/* Blocks of OPNN_CUDA_BLOCK threads of a kernel compiled for per_sm resident blocks
+ * (__launch_bounds__) that the whole device holds at once. */
+static int64_t device_slots(const opnn_device_props *props, int64_t per_sm)
+{
+    int64_t sms = props && props->sm_count > 0 ? props->sm_count : 1;
+
+    if (props && props->max_threads_per_sm > 0)
+        per_sm = imin(per_sm, imax(1, props->max_threads_per_sm / OPNN_CUDA_BLOCK));
+    return sms * per_sm;
+}
+
+/* How many units to cut each of `base` equal pieces of work (each n items long: segments, rows,
+ * elements) into, at most max_split. A split s gives units of ceil(n / s) items; the time is
+ * (waves of `slots` blocks) x (items per unit), against the ideal base * n / slots. Returns the
+ * smallest split within WAVE_EFF_GOOD of the ideal, else the best. With fewer units than slots
+ * all run at once with equal work. bn_nhw: 256 channels -> split 3, 768 units on 396 slots,
+ * where no split would leave a third of the device idle. */
+static int64_t choose_split(int64_t base, int64_t n, int64_t slots, int64_t max_split)
+{
+    int64_t best = 1;
+    double best_eff = 0;
+
+    base = imax(1, base);
+    n = imax(1, n);
+    max_split = imax(1, imin(imin(max_split, n), 4 * slots));
+    for (int64_t s = 1; s <= max_split; s++) {
+        int64_t per = cdiv(n, s), units = base * cdiv(n, per);
+        double e = (double)base * (double)n / ((double)cdiv(units, slots) * (double)slots * (double)per);
+
+        if (e >= WAVE_EFF_GOOD)
+            return s;
+        if (e > best_eff + 1e-9) {
+            best = s;
+            best_eff = e;
+        }
+    }
+    return best;
+}
+
+static void launch_reset(opnn_launch *l, int family, int kernel)
+{
+    memset(l, 0, sizeof *l);
+    l->family = family;
+    l->kernel = kernel;
+    l->block = OPNN_CUDA_BLOCK;
+    l->grid_y = 1;
+    l->split = 1;
+    l->vec = 1;
+    l->sub = 1;
+}
+
+static int64_t grid_for(int64_t units)
+{
+    /* the kernels stride over units, so any grid is correct; CUDA allows 2^31 - 1 blocks */
+    return imax(1, imin(units, (int64_t)0x7fffffff));
+}
+
+static void launch_workspace(opnn_launch *l, int64_t partials, int64_t counters)
+{
+    l->ncounters = counters;
+    l->partial_bytes = (size_t)partials * OPNN_CUDA_MAX_ACC_BYTES;
+    l->workspace_bytes = l->partial_bytes + (size_t)counters * sizeof(uint32_t);
+}
+
+/* --- the inner view [R1, C, K], K contiguous ----------------------------------------------- */
+
+typedef struct inner_view {
+    int64_t r1, c, k;
+    int64_t r1_stride, c_stride;
+} inner_view;
+
+static bool inner_view_of(const opnn_reduce_plan *p, inner_view *v)
+{
+    switch (p->cls) {
+    case OPNN_CLASS_FULL:
+    case OPNN_CLASS_ROW:
+        v->r1 = 1;
+        v->r1_stride = 0;
+        v->c = p->a;
+        v->c_stride = p->a_stride;
+        v->k = p->r;
+        return true;
+    case OPNN_CLASS_OUTER_INNER:
+        v->r1 = p->r1;
+        v->r1_stride = p->r1_stride;
+        v->c = p->c;
+        v->c_stride = p->c_stride;
+        v->k = p->r2;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Lanes per range for the block kernel: the largest power of two in [32, 256] that leaves at
+ * most 10% of the lanes idle on a segment's last round of vectors. */
+static int block_sub_for(int64_t nvec)
+{
+    for (int g = OPNN_CUDA_BLOCK; g > 32; g /= 2)
+        if ((double)nvec / (double)(g * cdiv(nvec, g)) >= 0.9)
+            return g;
+    return 32;
+}
+
+static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props,
+                             const inner_view *v, int family)
+{
+    opnn_launch *l = &p->launch;
+    size_t es = esize_of(p->dtype);
+    int64_t vec = (int64_t)(16 / es), nvec = cdiv(v->k, vec);
+    int64_t seg_bytes = v->k * (int64_t)es;
+    int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
+    int64_t split = 1, chunk = 0, segs = v->r1;
+
+    launch_reset(l, family, OPNN_KERNEL_INNER_BLOCK);
+    l->vec = (int)vec;
+    l->sub = OPNN_CUDA_BLOCK;
+
+    if (family == OPNN_FAMILY_FULL_SMALL || family == OPNN_FAMILY_ROW_BLOCK) {
+        split = 1;
+    } else if (family == OPNN_FAMILY_FULL_SPLIT) {
+        /* every block resident at once with an equal contiguous chunk (the streaming-read
+         * ceiling kernel is built the same way) */
+        int64_t bytes = v->r1 * seg_bytes;
+
+        split = imax(1, imin(slots, bytes / FULL_MIN_BLOCK_BYTES));
+    } else if (family == OPNN_FAMILY_ROW_SPLIT) {
+        split = choose_split(v->c * v->r1, v->k, slots, seg_bytes / SPLIT_MIN_CHUNK_BYTES);
+        if (split < 2 && seg_bytes >= 2 * SPLIT_MIN_CHUNK_BYTES)
+            split = 2;
+    } else { /* OUTER_INNER: split over R1 first, then within segments */
+        split = choose_split(v->c, v->r1, slots, v->r1);
+        if (split >= v->r1 && v->r1 * v->c < slots) {
+            int64_t pieces =
+                choose_split(v->c * v->r1, v->k, slots, imax(1, seg_bytes / SPLIT_MIN_CHUNK_BYTES));
+
+            split = v->r1 * pieces; /* chunk mode: `pieces` chunks per segment */
+        }
+        if (split <= v->r1)
+            l->sub = block_sub_for(nvec);
+    }
+
+    if (split > v->r1) {
+        /* chunk mode: each unit one chunk of one segment, chunks a whole number of vectors */
+        int64_t pieces = cdiv(split, v->r1);
+
+        chunk = cdiv(cdiv(v->k, pieces), vec) * vec;
+        pieces = cdiv(v->k, chunk);
+        split = v->r1 * pieces;
+        segs = 1;
+    } else {
+        segs = cdiv(v->r1, split);
+        split = cdiv(v->r1, segs);
+    }
+
+    l->split = split;
+    l->chunk = chunk;
+    l->segs = segs;
+    l->units = v->c * split;
+    l->grid_x = family == OPNN_FAMILY_FULL_SMALL ? 1 : grid_for(l->units);
+    if (split > 1)
+        launch_workspace(l, v->c * split, v->c);
+}
+
+static void plan_inner_group(opnn_reduce_plan *p, const inner_view *v, int family, int64_t sub)
+{
+    opnn_launch *l = &p->launch;
+    int64_t vec = (int64_t)(16 / esize_of(p->dtype));
+    int64_t per_tile = (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL;
+
+    launch_reset(l, family, OPNN_KERNEL_INNER_GROUP);
+    l->vec = (int)vec;
+    l->sub = (int)sub;
+    l->units = cdiv(v->c, per_tile);
+    l->grid_x = grid_for(l->units);
+}
+
+/* Lanes per row of the group families: as many as the row has vectors, up to a warp, so a
+ * warp's load instruction covers 512 contiguous bytes of consecutive rows. */
+static int64_t group_sub_for(int64_t nvec)
+{
+    return imin(32, pow2_floor(imax(1, nvec)));
+}
+
+static void plan_row_tiny(opnn_reduce_plan *p, const inner_view *v)
+{
+    opnn_launch *l = &p->launch;
+    int64_t row_bytes = v->k * (int64_t)esize_of(p->dtype);
+
+    launch_reset(l, OPNN_FAMILY_ROW_TINY, OPNN_KERNEL_ROW_TINY);
+    l->vec = (int)(16 / esize_of(p->dtype));
+    l->chunk = OPNN_CUDA_TINY_TILE_BYTES / row_bytes; /* rows per tile */
+    l->units = cdiv(v->c, l->chunk);
+    l->grid_x = grid_for(l->units);
+}
+
+/* --- the outer view [A, R, B], B contiguous ------------------------------------------------ */
+
+static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int family)
+{
+    opnn_launch *l = &p->launch;
+    size_t es = esize_of(p->dtype);
+    int64_t vec = (int64_t)(16 / es), slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM);
+    int64_t bx, bx_threads, by, tiles, tiles1, split, rows;
+
+    /* 16-byte vectors need every (a, r) row start aligned; the launcher also checks the pointer
+     * and falls back to scalar (still coalesced) loads when it is not */
+    if (!((p->r == 1 || (p->r_stride * (int64_t)es) % 16 == 0) &&
+          (p->a == 1 || (p->a_stride * (int64_t)es) % 16 == 0)))
+        vec = 1;
+    bx = cdiv(p->b, vec);
+
+    launch_reset(l, family, OPNN_KERNEL_OUTER);
+    if (family == OPNN_FAMILY_COL_NARROW)
+        bx_threads = imin(32, pow2_ceil(bx));
+    else
+        bx_threads = imin(OPNN_CUDA_BLOCK, imax(family == OPNN_FAMILY_MIDDLE ? 1 : 32,
+                                                 pow2_ceil(bx)));
+    by = OPNN_CUDA_BLOCK / bx_threads;
+    tiles = cdiv(bx, bx_threads);
+    tiles1 = cdiv(p->b, bx_threads); /* tiles with scalar loads (the launcher's fallback) */
+
+    if (family == OPNN_FAMILY_COL_TINY_R)
+        split = 1;
+    else
+        split = choose_split(p->a * tiles, p->r, slots, p->r / (by * COL_MIN_ROWS_PER_THREAD));
+    rows = cdiv(p->r, split);
+    split = cdiv(p->r, rows);
+
+    l->vec = (int)vec;
+    l->sub = (int)bx_threads;
+    l->tiles = tiles;
+    l->split = split;
+    l->chunk = rows;
+    l->units = p->a * tiles * split;
+    l->grid_x = grid_for(l->units);
+    if (split > 1)
+        launch_workspace(l, p->a * imax(tiles * vec, tiles1) * bx_threads * split,
+                         p->a * imax(tiles, tiles1));
+}
+
+/* --- the others ---------------------------------------------------------------------------- */
+
+static void plan_fill(opnn_reduce_plan *p, const opnn_device_props *props)
+{
+    opnn_launch *l = &p->launch;
+
+    launch_reset(l, OPNN_FAMILY_FILL, OPNN_KERNEL_FILL);
+    l->units = p->out_numel;
+    l->grid_x = imax(1, imin(cdiv(p->out_numel, OPNN_CUDA_BLOCK),
+                              device_slots(props, OPNN_CUDA_BLOCKS_PER_SM) * 8));
+}
+
+static void plan_generic(opnn_reduce_plan *p, const opnn_device_props *props)
+{
+    opnn_launch *l = &p->launch;
+    /* a warp per output once there is enough to reduce for 32 lanes; a thread otherwise */
+    int64_t sub = p->red_numel >= 64 ? 32 : 1;
+
+    launch_reset(l, OPNN_FAMILY_GENERIC, OPNN_KERNEL_GENERIC);
+    l->sub = (int)sub;
+    l->units = p->out_numel;
+    l->grid_x = imax(1, imin(cdiv(p->out_numel * sub, OPNN_CUDA_BLOCK),
+                              device_slots(props, OPNN_CUDA_BLOCKS_PER_SM) * 16));
+}
+
+static const char *const family_names[] = {
+    [OPNN_FAMILY_NONE] = "none",
+    [OPNN_FAMILY_FILL] = "fill",
+    [OPNN_FAMILY_FULL_SMALL] = "full_small",
+    [OPNN_FAMILY_FULL_SPLIT] = "full_split",
+    [OPNN_FAMILY_ROW_TINY] = "row_tiny",
+    [OPNN_FAMILY_ROW_THREAD] = "row_thread",
+    [OPNN_FAMILY_ROW_SUBWARP] = "row_subwarp",
+    [OPNN_FAMILY_ROW_WARP] = "row_warp",
+    [OPNN_FAMILY_ROW_BLOCK] = "row_block",
+    [OPNN_FAMILY_ROW_SPLIT] = "row_split",
+    [OPNN_FAMILY_COL_WIDE] = "col_wide",
+    [OPNN_FAMILY_COL_NARROW] = "col_narrow",
+    [OPNN_FAMILY_COL_TINY_R] = "col_tiny_r",
+    [OPNN_FAMILY_MIDDLE] = "middle",
+    [OPNN_FAMILY_OUTER_INNER] = "outer_inner",
+    [OPNN_FAMILY_OUTER_INNER_GROUP] = "outer_inner_group",
+    [OPNN_FAMILY_GENERIC] = "generic",
+};
+_Static_assert(sizeof family_names / sizeof family_names[0] == OPNN_FAMILY_COUNT_,
+               "family_names must name every opnn_cuda_family");
+
+const char *opnn__cuda_family_name(int family)
+{
+    if (family < 0 || family >= OPNN_FAMILY_COUNT_)
+        return "unknown";
+    return family_names[family];
+}
+
+bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *props, int family)
+{
+    inner_view v = {0, 0, 0, 0, 0};
+    bool inner;
+
+    if (!p || family < 0 || family >= OPNN_FAMILY_COUNT_ || esize_of(p->dtype) == 0)
+        return false;
+    inner = inner_view_of(p, &v);
+
+    switch (family) {
+    case OPNN_FAMILY_NONE:
+        if (p->cls != OPNN_CLASS_EMPTY)
+            return false;
+        launch_reset(&p->launch, OPNN_FAMILY_NONE, OPNN_KERNEL_NONE);
+        return true;
+    case OPNN_FAMILY_FILL:
+        if (p->cls != OPNN_CLASS_FILL)
+            return false;
+        plan_fill(p, props);
+        return true;
+    case OPNN_FAMILY_FULL_SMALL:
+    case OPNN_FAMILY_FULL_SPLIT:
+        if (p->cls != OPNN_CLASS_FULL)
+            return false;
+        plan_inner_block(p, props, &v, family);
+        return true;
+    case OPNN_FAMILY_ROW_TINY:
+        if (!inner || v.r1 != 1 || v.k * (int64_t)esize_of(p->dtype) > 16 ||
+            (v.c > 1 && v.c_stride != v.k))
+            return false;
+        plan_row_tiny(p, &v);
+        return true;
+    case OPNN_FAMILY_ROW_THREAD:
+    case OPNN_FAMILY_ROW_SUBWARP:
+    case OPNN_FAMILY_ROW_WARP: {
+        int64_t nvec = cdiv(v.k, (int64_t)(16 / esize_of(p->dtype)));
+        int64_t sub = family == OPNN_FAMILY_ROW_THREAD ? 1
+                      : family == OPNN_FAMILY_ROW_WARP ? 32
+                                                       : imax(2, imin(16, group_sub_for(nvec)));
+
+        if (!inner || v.r1 != 1 || v.k >= OPNN_CUDA_MAX_RANGE)
+            return false;
+        plan_inner_group(p, &v, family, sub);
+        return true;
+    }
+    case OPNN_FAMILY_ROW_BLOCK:
+    case OPNN_FAMILY_ROW_SPLIT:
+        if (!inner || v.r1 != 1)
+            return false;
+        plan_inner_block(p, props, &v, family);
+        return true;
+    case OPNN_FAMILY_COL_WIDE:
+    case OPNN_FAMILY_COL_NARROW:
+    case OPNN_FAMILY_COL_TINY_R:
+        if (p->cls != OPNN_CLASS_COL)
+            return false;
+        plan_outer(p, props, family);
+        return true;
+    case OPNN_FAMILY_MIDDLE:
+        if (p->cls != OPNN_CLASS_COL && p->cls != OPNN_CLASS_MIDDLE)
+            return false;
+        plan_outer(p, props, family);
+        return true;
+    case OPNN_FAMILY_OUTER_INNER:
+        if (!inner)
+            return false;
+        plan_inner_block(p, props, &v, family);
+        return true;
+    case OPNN_FAMILY_OUTER_INNER_GROUP: {
+        int64_t nvec = cdiv(v.k, (int64_t)(16 / esize_of(p->dtype)));
+
+        if (!inner || v.k >= OPNN_CUDA_MAX_RANGE)
+            return false;
+        plan_inner_group(p, &v, family, group_sub_for(nvec));
+        return true;
+    }
+    case OPNN_FAMILY_GENERIC:
+        if (p->cls == OPNN_CLASS_EMPTY || p->cls == OPNN_CLASS_FILL)
+            return false;
+        plan_generic(p, props);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The family for a ROW (or FULL viewed as one row) plan. */
+static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
+                      const inner_view *v)
+{
+    size_t es = esize_of(p->dtype);
+    int64_t row_bytes = v->k * (int64_t)es;
+    int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
+    int64_t nvec = cdiv(v->k, (int64_t)(16 / es));
+
+    if (row_bytes <= 16) {
+        /* a row is one aligned vector: a thread per row, 4 rows (loads) in flight; otherwise
+         * contiguous rows are read as 16-byte chunks spanning rows through shared memory */
+        if (row_bytes == 16 && (v->c == 1 || (v->c_stride * (int64_t)es) % 16 == 0))
+            return OPNN_FAMILY_ROW_THREAD;
+        if (v->c == 1 || v->c_stride == v->k)
+            return OPNN_FAMILY_ROW_TINY;
+        return OPNN_FAMILY_ROW_THREAD;
+    }
+    if (row_bytes <= ROW_GROUP_MAX_BYTES) {
+        int64_t sub = group_sub_for(nvec);
+        int64_t tiles = cdiv(v->c, (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL);
+
+        /* enough row tiles to fill the device; else (few short rows, small_rows) a block
+         * per row gives more loads in flight and one round trip of latency */
+        if (tiles >= slots)
+            return sub == 32 ? OPNN_FAMILY_ROW_WARP : OPNN_FAMILY_ROW_SUBWARP;
+    }
+    if (choose_split(v->c, v->k, slots, row_bytes / SPLIT_MIN_CHUNK_BYTES) > 1)
+        return OPNN_FAMILY_ROW_SPLIT;
+    return OPNN_FAMILY_ROW_BLOCK;
+}
+
+static int outer_inner_family(const opnn_reduce_plan *p, const opnn_device_props *props,
+                              const inner_view *v)
+{
+    int64_t nvec = cdiv(v->k, (int64_t)(16 / esize_of(p->dtype)));
+    int64_t sub = group_sub_for(nvec);
+    int64_t tiles = cdiv(v->c, (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL);
+
+    /* short segments and many outputs: lanes per output walk R1 (no partials) */
+    if (nvec <= OUTER_INNER_GROUP_MAX_VEC &&
+        tiles >= device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER))
+        return OPNN_FAMILY_OUTER_INNER_GROUP;
+    return OPNN_FAMILY_OUTER_INNER;
+}
+
+static int col_family(const opnn_reduce_plan *p, const opnn_device_props *props)
+{
+    size_t es = esize_of(p->dtype);
+    int64_t vec = (int64_t)(16 / es);
+    int64_t bx;
+
+    if (p->cls == OPNN_CLASS_MIDDLE)
+        return OPNN_FAMILY_MIDDLE;
+    if (!(p->r_stride * (int64_t)es % 16 == 0))
+        vec = 1;
+    bx = cdiv(p->b, vec);
+    if (bx < 32)
+        return OPNN_FAMILY_COL_NARROW;
+    /* few rows and enough column tiles to fill the device: no split, no partials */
+    if (p->r <= COL_TINY_R_MAX &&
+        cdiv(bx, OPNN_CUDA_BLOCK) >= device_slots(props, OPNN_CUDA_BLOCKS_PER_SM))
+        return OPNN_FAMILY_COL_TINY_R;
+    return OPNN_FAMILY_COL_WIDE;
+}
+
+void opnn__reduce_plan_launch(opnn_reduce_plan *plan, const opnn_device_props *props)
+{
+    inner_view v = {0, 0, 0, 0, 0};
+    int family = OPNN_FAMILY_GENERIC;
+
+    if (!plan)
+        return;
+    switch (plan->cls) {
+    case OPNN_CLASS_EMPTY:
+        family = OPNN_FAMILY_NONE;
+        break;
+    case OPNN_CLASS_FILL:
+        family = OPNN_FAMILY_FILL;
+        break;
+    case OPNN_CLASS_FULL:
+        inner_view_of(plan, &v);
+        family = v.k * (int64_t)esize_of(plan->dtype) <= FULL_SMALL_MAX_BYTES
+                     ? OPNN_FAMILY_FULL_SMALL
+                     : OPNN_FAMILY_FULL_SPLIT;
+        break;
+    case OPNN_CLASS_ROW:
+        inner_view_of(plan, &v);
+        family = row_family(plan, props, &v);
+        break;
+    case OPNN_CLASS_COL:
+    case OPNN_CLASS_MIDDLE:
+        family = col_family(plan, props);
+        break;
+    case OPNN_CLASS_OUTER_INNER:
+        inner_view_of(plan, &v);
+        family = outer_inner_family(plan, props, &v);
+        break;
+    default:
+        family = OPNN_FAMILY_GENERIC;
+        break;
+    }
+    if (!opnn__reduce_launch_family(plan, props, family))
+        opnn__reduce_launch_family(plan, props, OPNN_FAMILY_GENERIC);
+}

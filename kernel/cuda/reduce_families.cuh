@@ -1,0 +1,826 @@
+/* The CUDA reduce kernel families, header-only templates over an operator (reduce_ops.cuh), and
+ * the host-side launcher opnn::cuda::reduce<Op>() that runs a plan's family. A plugin's reduce op
+ * includes this header, defines its operator struct and calls reduce(): it gets the same
+ * planning, kernels and speed as ReduceSum.
+ *
+ * Kernels (the family -> kernel map and every geometry choice are in core/plan_launch.c):
+ *   fill_kernel         FILL: every output is finalize(identity, 0).
+ *   inner_block_kernel  view [R1, C, K], K contiguous: a block per (output, split) unit; groups of
+ *                       `sub` lanes walk ranges (whole segments, or pieces of a long one) with
+ *                       OPNN_CUDA_UNROLL 16-byte loads in flight; block tree; with a split, the
+ *                       partial goes to the workspace and the last block to arrive (a counter
+ *                       that resets itself) combines the partials in split order.
+ *   inner_group_kernel  same view, `sub` (1..32) lanes per output, OPNN_CUDA_UNROLL outputs in
+ *                       flight per group, a shuffle tree per output. Rows of any alignment.
+ *   row_tiny_kernel     ROW with K * size <= 16 bytes and contiguous rows: 16-byte chunks spanning
+ *                       rows are staged through shared memory, then a thread per row.
+ *   outer_kernel        view [A, R, B], B contiguous: BX threads across B (VEC elements each), BY
+ *                       across rows, rows split into slices combined like the inner split.
+ *   generic_kernel      any merged-dims layout: `sub` lanes per output walk the reduced dims.
+ *
+ * Every range is read as a scalar head up to the first 16-byte boundary, 16-byte vectors, and a
+ * scalar tail, so rows of odd length or odd offset still stream with wide loads. No float
+ * atomics: results are bitwise identical run to run. Element indices are 64-bit. */
+#ifndef OPNN_KERNEL_CUDA_REDUCE_FAMILIES_CUH
+#define OPNN_KERNEL_CUDA_REDUCE_FAMILIES_CUH
+
+#include <stdio.h>
+#include <string.h>
+
+/* core/plan.h declares C functions without its own extern "C" block */
+extern "C" {
+#include "core/launch.h"
+#include "core/plan.h"
+#include "opnn/status.h"
+}
+#include "kernel/cuda/reduce_ops.cuh"
+
+namespace opnn {
+namespace cuda {
+
+constexpr int kBlock = OPNN_CUDA_BLOCK;
+constexpr int kUnroll = OPNN_CUDA_UNROLL;
+constexpr int kMinBlocks = OPNN_CUDA_BLOCKS_PER_SM;
+constexpr int kMinBlocksInner = OPNN_CUDA_BLOCKS_PER_SM_INNER;
+/* Longest range walk_ranges takes, in elements (its vector counts are ints). */
+constexpr int64_t kMaxRange = OPNN_CUDA_MAX_RANGE;
+
+/* The device workspace a launch may use: partials and self-resetting arrival counters (zeroed
+ * once when allocated, reset by the last block of each launch). */
+struct workspace {
+    void *partials;
+    size_t partial_bytes;
+    unsigned *counters;
+    int64_t ncounters;
+};
+
+/* --- memory access ------------------------------------------------------------------------- */
+
+/* A 16-byte streaming load: read once, so it skips L1 (LDG.E.128.CONSTANT). */
+__device__ __forceinline__ uint4 load_vec(const void *p)
+{
+    uint4 v;
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p));
+    return v;
+}
+
+/* A load from L2 (partials written by other blocks of this launch: L1 may be stale). */
+template <class A> __device__ __forceinline__ A load_cg(const A *p)
+{
+    static_assert(sizeof(A) % 4 == 0, "accumulators are a multiple of 4 bytes");
+    constexpr int W = sizeof(A) / 4;
+    unsigned w[W];
+    const unsigned *q = reinterpret_cast<const unsigned *>(p);
+#pragma unroll
+    for (int i = 0; i < W; i++)
+        w[i] = __ldcg(q + i);
+    A r;
+    memcpy(&r, w, sizeof(A));
+    return r;
+}
+
+template <class A> __device__ __forceinline__ A shfl_xor(A v, int mask)
+{
+    static_assert(sizeof(A) % 4 == 0, "accumulators are a multiple of 4 bytes");
+    constexpr int W = sizeof(A) / 4;
+    int w[W];
+    memcpy(w, &v, sizeof(A));
+#pragma unroll
+    for (int i = 0; i < W; i++)
+        w[i] = __shfl_xor_sync(0xffffffffu, w[i], mask);
+    A r;
+    memcpy(&r, w, sizeof(A));
+    return r;
+}
+
+/* --- reductions inside a vector, a group, a block ------------------------------------------ */
+
+/* The V elements of one 16-byte vector, mapped and combined as a tree. */
+template <class Op>
+__device__ __forceinline__ typename Op::acc_t reduce_vec(const Op &op, const uint4 &v, int64_t idx)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    constexpr int V = 16 / sizeof(T);
+    T e[V];
+    A a[V];
+    memcpy(e, &v, 16);
+#pragma unroll
+    for (int i = 0; i < V; i++)
+        a[i] = op.map(e[i], idx + i);
+#pragma unroll
+    for (int s = 1; s < V; s *= 2)
+#pragma unroll
+        for (int i = 0; i + s < V; i += 2 * s)
+            a[i] = op.combine(a[i], a[i + s]);
+    return a[0];
+}
+
+/* Butterfly over aligned groups of G lanes (G a power of two <= 32); every lane of the warp
+ * must call it. All lanes of a group end with the group's result. */
+template <class Op>
+__device__ __forceinline__ typename Op::acc_t group_reduce(const Op &op, typename Op::acc_t v, int G)
+{
+    for (int o = G / 2; o > 0; o /= 2)
+        v = op.combine(v, shfl_xor(v, o));
+    return v;
+}
+
+/* Whole-block tree; the result is valid in warp 0. s_warp holds 32 accumulators. */
+template <class Op>
+__device__ __forceinline__ typename Op::acc_t block_reduce(const Op &op, typename Op::acc_t v,
+                                                           typename Op::acc_t *s_warp)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    v = group_reduce(op, v, 32);
+    __syncthreads(); /* s_warp may still be read from a previous use */
+    if (lane == 0)
+        s_warp[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < nwarps ? s_warp[lane] : op.identity();
+        v = group_reduce(op, v, 32);
+    }
+    return v;
+}
+
+/* Marks this block's partial as written; true in every thread of the block that arrives last
+ * among `total`. That block resets the counter, so the next launch finds it at zero (no memset
+ * per call, and graph replays work). */
+__device__ __forceinline__ bool arrive_last(unsigned *counter, unsigned total, int *s_flag)
+{
+    __threadfence(); /* publish this block's partial before counting it */
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned prev = atomicAdd(counter, 1u);
+        int last = prev == total - 1;
+        if (last)
+            atomicExch(counter, 0u);
+        *s_flag = last;
+    }
+    __syncthreads();
+    const bool last = *s_flag != 0;
+    if (last)
+        __threadfence(); /* see the other blocks' partials */
+    return last;
+}
+
+/* Combines n partials in a fixed order (thread t takes t, t + blockDim, ...; then the tree).
+ * Valid in warp 0. */
+template <class Op>
+__device__ __forceinline__ typename Op::acc_t block_combine(const Op &op, const typename Op::acc_t *parts,
+                                                            int64_t n, typename Op::acc_t *s_warp)
+{
+    typename Op::acc_t a = op.identity();
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+        a = op.combine(a, load_cg(parts + i));
+    return block_reduce(op, a, s_warp);
+}
+
+/* --- walking contiguous ranges ------------------------------------------------------------- */
+
+/* Reduces U contiguous ranges at once into acc[0..U): range u holds n[u] elements at p[u]
+ * (n[u] == 0: none); idx[u] is the reduction index of its first element. The lanes of a group
+ * (lane in [0, G)) stride over 16-byte vectors, so the U loads of one round are in flight
+ * together; the head before the first 16-byte boundary and the tail are scalar. */
+template <class Op, int U>
+__device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_t *const (&p)[U],
+                                            const int64_t (&n)[U], const int64_t (&idx)[U], int lane,
+                                            int G, typename Op::acc_t (&acc)[U])
+{
+    using T = typename Op::in_t;
+    constexpr int V = 16 / sizeof(T);
+    const uint4 *vp[U];
+    int nv[U], maxnv = 0; /* ranges hold < 2^31 vectors (the kernels cut longer ones) */
+
+    /* scalars first (head and tail), then only the vector pointers and counts stay live in
+     * the streaming loop */
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int64_t h0 = (int64_t)(((16u - ((unsigned)(uintptr_t)p[u] & 15u)) & 15u) / sizeof(T));
+        const int64_t head = h0 < n[u] ? h0 : n[u];
+        for (int64_t i = lane; i < head; i += G)
+            acc[u] = op.combine(acc[u], op.map(p[u][i], idx[u] + i));
+        for (int64_t i = head + (n[u] - head) / V * V + lane; i < n[u]; i += G)
+            acc[u] = op.combine(acc[u], op.map(p[u][i], idx[u] + i));
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int64_t h0 = (int64_t)(((16u - ((unsigned)(uintptr_t)p[u] & 15u)) & 15u) / sizeof(T));
+        const int64_t head = h0 < n[u] ? h0 : n[u];
+        vp[u] = reinterpret_cast<const uint4 *>(p[u] + head);
+        nv[u] = (int)((n[u] - head) / V);
+        maxnv = nv[u] > maxnv ? nv[u] : maxnv;
+    }
+    for (int j = lane; j < maxnv; j += G) {
+        uint4 v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (j < nv[u])
+                v[u] = load_vec(vp[u] + j);
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (j < nv[u])
+                acc[u] = op.combine(
+                    acc[u], reduce_vec(op, v[u], idx[u] + (int64_t)((const T *)vp[u] - p[u]) + (int64_t)j * V));
+    }
+}
+
+/* acc[0] op acc[1] op ... as a tree */
+template <class Op, int U>
+__device__ __forceinline__ typename Op::acc_t fold(const Op &op, typename Op::acc_t (&acc)[U])
+{
+#pragma unroll
+    for (int s = 1; s < U; s *= 2)
+#pragma unroll
+        for (int i = 0; i + s < U; i += 2 * s)
+            acc[i] = op.combine(acc[i], acc[i + s]);
+    return acc[0];
+}
+
+/* --- FILL ----------------------------------------------------------------------------------- */
+
+template <class Op>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) fill_kernel(Op op, void *out, int64_t n)
+{
+    typename Op::out_t *o = static_cast<typename Op::out_t *>(out);
+    const typename Op::out_t v = op.finalize(op.identity(), 0);
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        o[i] = v;
+}
+
+/* --- the inner view [R1, C, K] ------------------------------------------------------------- */
+
+struct inner_args {
+    const void *in;
+    void *out;
+    int64_t r1, c, k;            /* view; K contiguous */
+    int64_t r1_stride, c_stride; /* elements */
+    int64_t red_n;               /* N of finalize */
+    int64_t units;               /* block kernel: c * split; group kernel: output tiles */
+    int64_t split;               /* units per output */
+    int64_t chunk;               /* > 0: elements of K per unit; 0: `segs` segments per unit */
+    int64_t segs;
+    int sub; /* lanes per range / per output */
+    void *partials;
+    unsigned *counters;
+};
+
+template <class Op>
+__global__ void __launch_bounds__(kBlock, kMinBlocksInner) inner_block_kernel(Op op, inner_args a)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    constexpr int V = 16 / sizeof(T);
+    __shared__ __align__(16) unsigned char s_raw[32 * sizeof(A)];
+    __shared__ int s_last;
+    A *s_warp = reinterpret_cast<A *>(s_raw);
+    const T *in = static_cast<const T *>(a.in);
+    typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
+    const int G = a.sub, lane = threadIdx.x & (G - 1), grp = threadIdx.x / G;
+    const int64_t ngroups = blockDim.x / G;
+
+    for (int64_t unit = blockIdx.x; unit < a.units; unit += gridDim.x) {
+        const int64_t c = unit / a.split, j = unit - c * a.split;
+        int64_t s_lo, s_hi, k_lo, k_hi;
+        if (a.chunk > 0) {
+            const int64_t per_seg = a.split / a.r1;
+            s_lo = j / per_seg;
+            s_hi = s_lo + 1;
+            k_lo = (j - s_lo * per_seg) * a.chunk;
+            k_hi = min(a.k, k_lo + a.chunk);
+        } else {
+            s_lo = j * a.segs;
+            s_hi = min(a.r1, s_lo + a.segs);
+            k_lo = 0;
+            k_hi = a.k;
+        }
+        const int64_t nseg = s_hi - s_lo, klen = k_hi - k_lo;
+        /* few segments: cut each into pieces so every group has U ranges (loads) in flight,
+         * each piece at least one vector per lane */
+        int64_t pieces = 1;
+        if (nseg < ngroups * kUnroll) {
+            pieces = (ngroups * kUnroll + nseg - 1) / nseg;
+            pieces = min(pieces, max((int64_t)1, klen / ((int64_t)G * V)));
+        }
+        /* and short enough that a range's vector count fits an int */
+        pieces = max(pieces, (klen + kMaxRange - 1) / kMaxRange);
+        int64_t piece = ((klen + pieces - 1) / pieces + V - 1) / V * V;
+        piece = max(piece, (int64_t)V);
+        pieces = (klen + piece - 1) / piece;
+        const int64_t nranges = nseg * pieces;
+        const T *seg0 = in + c * a.c_stride + s_lo * a.r1_stride + k_lo;
+        const int64_t idx0 = s_lo * a.k + k_lo;
+
+        A acc[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++)
+            acc[u] = op.identity();
+        for (int64_t r0 = grp * kUnroll; r0 < nranges; r0 += ngroups * kUnroll) {
+            const T *p[kUnroll];
+            int64_t n[kUnroll], idx[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) {
+                const int64_t r = r0 + u;
+                const bool ok = r < nranges;
+                if (pieces == 1) {
+                    p[u] = seg0 + r * a.r1_stride;
+                    n[u] = ok ? klen : 0;
+                    idx[u] = idx0 + r * a.k;
+                } else {
+                    /* pieces > 1 only for fewer segments than ranges in flight: small r */
+                    const unsigned s = (unsigned)r / (unsigned)pieces;
+                    const int64_t lo = (r - (int64_t)s * pieces) * piece;
+                    p[u] = seg0 + s * a.r1_stride + lo;
+                    n[u] = ok ? min(piece, klen - lo) : 0;
+                    idx[u] = idx0 + s * a.k + lo;
+                }
+            }
+            walk_ranges<Op, kUnroll>(op, p, n, idx, lane, G, acc);
+        }
+        A v = block_reduce(op, fold<Op, kUnroll>(op, acc), s_warp);
+        if (a.split == 1) {
+            if (threadIdx.x == 0)
+                out[c] = op.finalize(v, a.red_n);
+            continue;
+        }
+        A *parts = static_cast<A *>(a.partials) + c * a.split;
+        if (threadIdx.x == 0)
+            parts[j] = v;
+        if (arrive_last(a.counters + c, (unsigned)a.split, &s_last)) {
+            v = block_combine(op, parts, a.split, s_warp);
+            if (threadIdx.x == 0)
+                out[c] = op.finalize(v, a.red_n);
+        }
+    }
+}
+
+template <class Op>
+__global__ void __launch_bounds__(kBlock, kMinBlocksInner) inner_group_kernel(Op op, inner_args a)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    const T *in = static_cast<const T *>(a.in);
+    typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
+    const int G = a.sub, lane = threadIdx.x & (G - 1), grp = threadIdx.x / G;
+    const int64_t ngroups = blockDim.x / G, per_tile = ngroups * kUnroll;
+
+    for (int64_t t = blockIdx.x; t < a.units; t += gridDim.x) {
+        int64_t c[kUnroll];
+        A acc[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            /* consecutive groups take consecutive outputs: one load instruction of a warp
+             * covers consecutive rows */
+            c[u] = t * per_tile + u * ngroups + grp;
+            acc[u] = op.identity();
+        }
+        for (int64_t r1 = 0; r1 < a.r1; r1++) {
+            const T *p[kUnroll];
+            int64_t n[kUnroll], idx[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) {
+                const bool ok = c[u] < a.c;
+                p[u] = in + (ok ? c[u] : 0) * a.c_stride + r1 * a.r1_stride;
+                n[u] = ok ? a.k : 0;
+                idx[u] = r1 * a.k;
+            }
+            walk_ranges<Op, kUnroll>(op, p, n, idx, lane, G, acc);
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const A v = group_reduce(op, acc[u], G);
+            if (lane == 0 && c[u] < a.c)
+                out[c[u]] = op.finalize(v, a.red_n);
+        }
+    }
+}
+
+/* --- ROW, tiny K: 16-byte chunks spanning rows, through shared memory ---------------------- */
+
+struct tiny_args {
+    const void *in;
+    void *out;
+    int64_t rows, k; /* rows of k contiguous elements, row i at i * k */
+    int64_t rows_per_tile, units, red_n;
+};
+
+template <class Op>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) row_tiny_kernel(Op op, tiny_args a)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    constexpr int V = 16 / sizeof(T);
+    __shared__ uint4 s_tile[OPNN_CUDA_TINY_TILE_BYTES / 16 + 1];
+    T *s = reinterpret_cast<T *>(s_tile);
+    const T *in = static_cast<const T *>(a.in);
+    typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
+    const int64_t nt = blockDim.x;
+
+    for (int64_t t = blockIdx.x; t < a.units; t += gridDim.x) {
+        const int64_t row0 = t * a.rows_per_tile;
+        const int64_t nrows = min(a.rows_per_tile, a.rows - row0);
+        const T *src = in + row0 * a.k;
+        const int64_t n = nrows * a.k;
+        /* element i of the tile goes to s[pad + i]: global 16-byte chunks land on 16-byte
+         * chunks of shared memory */
+        const int pad = (int)(((uintptr_t)src & 15u) / sizeof(T));
+        const int64_t head = pad ? min((int64_t)(V - pad), n) : 0;
+        const int64_t nv = (n - head) / V;
+        const uint4 *vs = reinterpret_cast<const uint4 *>(src + head);
+        uint4 *vd = s_tile + (pad ? 1 : 0);
+
+        for (int64_t i = threadIdx.x; i < head; i += nt)
+            s[pad + i] = src[i];
+        for (int64_t j0 = threadIdx.x; j0 < nv; j0 += nt * kUnroll) {
+            uint4 v[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++)
+                if (j0 + u * nt < nv)
+                    v[u] = load_vec(vs + j0 + u * nt);
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++)
+                if (j0 + u * nt < nv)
+                    vd[j0 + u * nt] = v[u];
+        }
+        for (int64_t i = head + nv * V + threadIdx.x; i < n; i += nt)
+            s[pad + i] = src[i];
+        __syncthreads();
+        for (int64_t r = threadIdx.x; r < nrows; r += nt) {
+            const T *row = s + pad + r * a.k;
+            A acc = op.identity();
+            for (int64_t k = 0; k < a.k; k++)
+                acc = op.combine(acc, op.map(row[k], k));
+            out[row0 + r] = op.finalize(acc, a.red_n);
+        }
+        __syncthreads();
+    }
+}
+
+/* --- the outer view [A, R, B], B contiguous ------------------------------------------------- */
+
+struct outer_args {
+    const void *in;
+    void *out;
+    int64_t a, r, b;
+    int64_t a_stride, r_stride; /* elements */
+    int64_t red_n;
+    int bx;        /* threads across B (a power of two); by = blockDim / bx across rows */
+    int64_t tiles; /* column tiles of bx * VEC per A index */
+    int64_t split; /* row slices */
+    int64_t rows;  /* rows per slice */
+    int64_t units; /* a * tiles * split */
+    void *partials;
+    unsigned *counters;
+};
+
+template <class Op, int VEC>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) outer_kernel(Op op, outer_args p)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    /* separate accumulators per load slot keep the per-column chains short, within 64
+     * registers: at most 16 words of accumulators a thread */
+    constexpr int NACC = (16 * 4) / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
+                         : (16 * 4) / (VEC * (int)sizeof(A)) >= 2   ? 2
+                                                                    : 1;
+    __shared__ __align__(16) unsigned char s_raw[kBlock * VEC * sizeof(A)];
+    __shared__ int s_last;
+    A *s = reinterpret_cast<A *>(s_raw);
+    const T *in = static_cast<const T *>(p.in);
+    typename Op::out_t *out = static_cast<typename Op::out_t *>(p.out);
+    const int BX = p.bx, BY = blockDim.x / BX;
+    const int tx = threadIdx.x & (BX - 1), ty = threadIdx.x / BX;
+    const int64_t W = (int64_t)BX * VEC;
+
+    for (int64_t unit = blockIdx.x; unit < p.units; unit += gridDim.x) {
+        const int64_t slice = unit % p.split, t = unit / p.split;
+        const int64_t tile = t % p.tiles, ai = t / p.tiles;
+        const int64_t b0 = tile * W + (int64_t)tx * VEC;
+        const int64_t r_lo = slice * p.rows, r_hi = min(p.r, r_lo + p.rows);
+        const T *col = in + ai * p.a_stride + b0;
+        A acc[NACC][VEC];
+#pragma unroll
+        for (int i = 0; i < NACC; i++)
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                acc[i][e] = op.identity();
+
+        if (b0 + VEC <= p.b) {
+            int64_t r = r_lo + ty;
+            for (; r + (kUnroll - 1) * BY < r_hi; r += kUnroll * BY) {
+                T x[kUnroll][VEC];
+#pragma unroll
+                for (int u = 0; u < kUnroll; u++) {
+                    const T *q = col + (r + u * BY) * p.r_stride;
+                    if (VEC > 1) {
+                        const uint4 v = load_vec(q);
+                        memcpy(x[u], &v, 16);
+                    } else {
+                        x[u][0] = *q;
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < kUnroll; u++)
+#pragma unroll
+                    for (int e = 0; e < VEC; e++)
+                        acc[u % NACC][e] = op.combine(acc[u % NACC][e], op.map(x[u][e], r + u * BY));
+            }
+            for (; r < r_hi; r += BY) {
+                const T *q = col + r * p.r_stride;
+                T x[VEC];
+                if (VEC > 1) {
+                    const uint4 v = load_vec(q);
+                    memcpy(x, &v, 16);
+                } else {
+                    x[0] = *q;
+                }
+#pragma unroll
+                for (int e = 0; e < VEC; e++)
+                    acc[0][e] = op.combine(acc[0][e], op.map(x[e], r));
+            }
+        } else if (b0 < p.b) {
+            const int64_t nb = p.b - b0;
+            for (int64_t r = r_lo + ty; r < r_hi; r += BY)
+#pragma unroll
+                for (int e = 0; e < VEC; e++)
+                    if (e < nb)
+                        acc[0][e] = op.combine(acc[0][e], op.map(col[r * p.r_stride + e], r));
+        }
+        A res[VEC];
+#pragma unroll
+        for (int e = 0; e < VEC; e++) {
+            A f[NACC];
+#pragma unroll
+            for (int i = 0; i < NACC; i++)
+                f[i] = acc[i][e];
+            res[e] = fold<Op, NACC>(op, f);
+        }
+
+        if (BY > 1) { /* tree over the rows of the block, in ty order */
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                s[ty * W + tx * VEC + e] = res[e];
+            __syncthreads();
+            for (int h = BY / 2; h > 0; h /= 2) {
+                if (ty < h)
+#pragma unroll
+                    for (int e = 0; e < VEC; e++)
+                        s[ty * W + tx * VEC + e] =
+                            op.combine(s[ty * W + tx * VEC + e], s[(ty + h) * W + tx * VEC + e]);
+                __syncthreads();
+            }
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                res[e] = s[tx * VEC + e];
+            __syncthreads();
+        }
+
+        if (p.split == 1) {
+            if (ty == 0)
+#pragma unroll
+                for (int e = 0; e < VEC; e++)
+                    if (b0 + e < p.b)
+                        out[ai * p.b + b0 + e] = op.finalize(res[e], p.red_n);
+            continue;
+        }
+
+        /* partials of this tile: [split][W] */
+        A *parts = static_cast<A *>(p.partials) + (ai * p.tiles + tile) * p.split * W;
+        if (ty == 0)
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                parts[slice * W + tx * VEC + e] = res[e];
+        if (!arrive_last(p.counters + ai * p.tiles + tile, (unsigned)p.split, &s_last))
+            continue;
+
+        /* the last block: each column's slices in order; J threads per column when the tile
+         * has fewer columns than the block has threads */
+        const int64_t cols = min(W, (int64_t)blockDim.x);
+        const int J = (int)(blockDim.x / cols);
+        const int cj = threadIdx.x % (int)cols, jj = threadIdx.x / (int)cols;
+        for (int64_t c0 = 0; c0 < W; c0 += cols) {
+            const int64_t cl = c0 + cj;
+            A v = op.identity();
+            for (int64_t sl = jj; sl < p.split; sl += J)
+                v = op.combine(v, load_cg(parts + sl * W + cl));
+            if (J > 1) {
+                s[jj * cols + cj] = v;
+                __syncthreads();
+                for (int h = J / 2; h > 0; h /= 2) {
+                    if (jj < h)
+                        s[jj * cols + cj] = op.combine(s[jj * cols + cj], s[(jj + h) * cols + cj]);
+                    __syncthreads();
+                }
+                v = s[cj];
+                __syncthreads();
+            }
+            if (jj == 0 && tile * W + cl < p.b)
+                out[ai * p.b + tile * W + cl] = op.finalize(v, p.red_n);
+        }
+    }
+}
+
+/* --- any layout ---------------------------------------------------------------------------- */
+
+struct generic_args {
+    const void *in;
+    void *out;
+    int nk, nr; /* kept and reduced merged dims */
+    int64_t kshape[OP_MAX_DIMS], kistride[OP_MAX_DIMS], kostride[OP_MAX_DIMS];
+    int64_t rshape[OP_MAX_DIMS], ristride[OP_MAX_DIMS];
+    int64_t out_n, red_n;
+    int sub; /* 1 or 32 lanes per output */
+};
+
+template <class Op>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) generic_kernel(Op op, generic_args p)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    const T *in = static_cast<const T *>(p.in);
+    typename Op::out_t *out = static_cast<typename Op::out_t *>(p.out);
+    const int G = p.sub, lane = threadIdx.x & (G - 1);
+    const int64_t per_block = blockDim.x / G;
+    /* every lane of a group takes the same outputs, so the shuffles below stay converged */
+    for (int64_t o = (int64_t)blockIdx.x * per_block + threadIdx.x / G; o < p.out_n;
+         o += (int64_t)gridDim.x * per_block) {
+        int64_t base = 0;
+        for (int i = 0; i < p.nk; i++)
+            base += ((o / p.kostride[i]) % p.kshape[i]) * p.kistride[i];
+        /* lane takes a contiguous share of the flat reduced index, walked with an odometer */
+        const int64_t per = (p.red_n + G - 1) / G;
+        const int64_t lo = lane * per, hi = min(p.red_n, lo + per);
+        A acc = op.identity();
+        if (lo < hi) {
+            int64_t ix[OP_MAX_DIMS], off = 0, rem = lo;
+            for (int i = p.nr - 1; i >= 0; i--) {
+                ix[i] = rem % p.rshape[i];
+                rem /= p.rshape[i];
+                off += ix[i] * p.ristride[i];
+            }
+            for (int64_t f = lo; f < hi; f++) {
+                acc = op.combine(acc, op.map(in[base + off], f));
+                for (int i = p.nr - 1; i >= 0; i--) {
+                    off += p.ristride[i];
+                    if (++ix[i] < p.rshape[i])
+                        break;
+                    off -= p.rshape[i] * p.ristride[i];
+                    ix[i] = 0;
+                }
+            }
+        }
+        if (G > 1)
+            acc = group_reduce(op, acc, G);
+        if (lane == 0)
+            out[o] = op.finalize(acc, p.red_n);
+    }
+}
+
+/* --- the host-side launcher ---------------------------------------------------------------- */
+
+inline op_status launch_failed(char *msg, size_t msg_len, const opnn_reduce_plan *plan, cudaError_t e)
+{
+    if (msg && msg_len)
+        snprintf(msg, msg_len, "CUDA reduce kernel '%s' (%s, %s): %s",
+                 opnn__cuda_family_name(plan->launch.family), opnn__reduce_class_name(plan->cls),
+                 opnn__dtype_name(plan->dtype), cudaGetErrorString(e));
+    return OP_ERR_DEVICE;
+}
+
+inline unsigned grid_of(int64_t g)
+{
+    return (unsigned)(g < 1 ? 1 : g > 0x7fffffff ? 0x7fffffff : g);
+}
+
+/* Enqueues plan's family for operator op on stream. in and out already include byte_offset;
+ * ws must hold plan->launch.partial_bytes and plan->launch.ncounters. No synchronisation. */
+template <class Op>
+op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, void *out,
+                 cudaStream_t stream, const workspace &ws, char *msg, size_t msg_len)
+{
+    using T = typename Op::in_t;
+    const opnn_launch &l = plan->launch;
+    const dim3 block(kBlock);
+
+    switch (l.kernel) {
+    case OPNN_KERNEL_NONE:
+        return OP_OK;
+    case OPNN_KERNEL_FILL:
+        fill_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, out, plan->out_numel);
+        break;
+    case OPNN_KERNEL_INNER_BLOCK:
+    case OPNN_KERNEL_INNER_GROUP: {
+        inner_args a;
+        memset(&a, 0, sizeof a);
+        a.in = in;
+        a.out = out;
+        if (plan->cls == OPNN_CLASS_OUTER_INNER) {
+            a.r1 = plan->r1;
+            a.r1_stride = plan->r1_stride;
+            a.c = plan->c;
+            a.c_stride = plan->c_stride;
+            a.k = plan->r2;
+        } else {
+            a.r1 = 1;
+            a.c = plan->a;
+            a.c_stride = plan->a_stride;
+            a.k = plan->r;
+        }
+        a.red_n = plan->red_numel;
+        a.units = l.units;
+        a.split = l.split;
+        a.chunk = l.chunk;
+        a.segs = l.segs;
+        a.sub = l.sub;
+        a.partials = ws.partials;
+        a.counters = ws.counters;
+        if (l.kernel == OPNN_KERNEL_INNER_BLOCK)
+            inner_block_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+        else
+            inner_group_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+        break;
+    }
+    case OPNN_KERNEL_ROW_TINY: {
+        tiny_args a;
+        a.in = in;
+        a.out = out;
+        a.rows = plan->a;
+        a.k = plan->r;
+        a.rows_per_tile = l.chunk;
+        a.units = l.units;
+        a.red_n = plan->red_numel;
+        row_tiny_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+        break;
+    }
+    case OPNN_KERNEL_OUTER: {
+        constexpr int V = 16 / sizeof(T);
+        outer_args a;
+        a.in = in;
+        a.out = out;
+        a.a = plan->a;
+        a.r = plan->r;
+        a.b = plan->b;
+        a.a_stride = plan->a_stride;
+        a.r_stride = plan->r_stride;
+        a.red_n = plan->red_numel;
+        a.bx = l.sub;
+        a.tiles = l.tiles;
+        a.split = l.split;
+        a.rows = l.chunk;
+        a.units = l.units;
+        a.partials = ws.partials;
+        a.counters = ws.counters;
+        if (l.vec > 1 && ((uintptr_t)in & 15u) == 0) {
+            outer_kernel<Op, V><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+        } else {
+            /* scalar loads (still coalesced across the warp): tiles of bx columns; the
+             * planner sized the workspace for this case too */
+            a.tiles = (a.b + a.bx - 1) / a.bx;
+            a.units = a.a * a.tiles * a.split;
+            outer_kernel<Op, 1><<<grid_of(a.units), block, 0, stream>>>(op, a);
+        }
+        break;
+    }
+    case OPNN_KERNEL_GENERIC: {
+        generic_args a;
+        memset(&a, 0, sizeof a);
+        a.in = in;
+        a.out = out;
+        for (int i = 0; i < plan->ndim; i++) {
+            if (plan->reduced[i]) {
+                a.rshape[a.nr] = plan->shape[i];
+                a.ristride[a.nr] = plan->istride[i];
+                a.nr++;
+            } else {
+                a.kshape[a.nk] = plan->shape[i];
+                a.kistride[a.nk] = plan->istride[i];
+                a.kostride[a.nk] = plan->ostride[i];
+                a.nk++;
+            }
+        }
+        a.out_n = plan->out_numel;
+        a.red_n = plan->red_numel;
+        a.sub = l.sub;
+        generic_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+        break;
+    }
+    default:
+        if (msg && msg_len)
+            snprintf(msg, msg_len, "CUDA reduce: plan has unknown kernel %d (family %d)", l.kernel,
+                     l.family);
+        return OP_ERR_INTERNAL;
+    }
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        return launch_failed(msg, msg_len, plan, e);
+    return OP_OK;
+}
+
+} // namespace cuda
+} // namespace opnn
+
+#endif /* OPNN_KERNEL_CUDA_REDUCE_FAMILIES_CUH */

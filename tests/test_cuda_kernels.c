@@ -1,0 +1,763 @@
+/* White-box tests of the CUDA reduce kernels (kernel/cuda) and their launch geometry
+ * (core/plan_launch.c): opnn_cuda_reduce against the float64 reference of tests/support, for
+ * every kind x dtype x family that can serve a shape, random layouts, NaN/inf, determinism, a
+ * tensor past 2^31 elements, streams, graph capture and bad pointers. Every test skip()s without
+ * a CUDA device. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/launch.h"
+#include "core/plan.h"
+#include "kernel/reduce_kernels.h"
+#include "support/test_support.h"
+
+#if defined(OPNN_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+
+static opnn_device_props g_props;
+static bool g_have;
+
+#define CUDA_OK(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess)                                                                     \
+            fail_msg("%s: %s", #call, cudaGetErrorString(e_));                                     \
+    } while (0)
+
+/* --- one reduction, checked ---------------------------------------------------------------- */
+
+typedef struct shape_case {
+    const char *name;
+    int32_t ndim;
+    int64_t shape[6];
+    int64_t strides[6]; /* used when has_strides */
+    bool has_strides;
+    size_t naxes;
+    int64_t axes[6];
+    int64_t offset; /* elements before the first one (byte_offset) */
+} shape_case;
+
+typedef enum fill_kind { FILL_RANDOM = 0, FILL_SPECIAL } fill_kind;
+
+static const char *const kind_names[] = {"sum", "mean", "max", "min", "prod"};
+static const char *const dtype_names[] = {"f32", "f64", "f16", "bf16", "i32", "i64"};
+
+static void fill_host(ts_rng *rng, void *h, DLDataType t, int64_t n, opnn_reduce_kind kind,
+                      fill_kind fk)
+{
+    if (kind == OPNN_REDUCE_PROD && ts_dtype_is_float(t)) {
+        /* factors near 1 keep long products finite and away from subnormals */
+        for (int64_t i = 0; i < n; i++)
+            ts_store(h, t, i, 1.0 + 0.05 * (ts_uniform(rng) * 2 - 1));
+    } else if (kind == OPNN_REDUCE_PROD) {
+        for (int64_t i = 0; i < n; i++)
+            ts_store(h, t, i, (double)ts_range(rng, -3, 3));
+    } else {
+        ts_fill_random(rng, h, t, n, 1.0);
+    }
+    if (fk == FILL_SPECIAL && ts_dtype_is_float(t)) {
+        /* a few NaNs and infinities at random places */
+        const double specials[] = {NAN, INFINITY, -INFINITY};
+        int64_t count = n / 97 + 1;
+        for (int64_t i = 0; i < count; i++)
+            ts_store(h, t, ts_range(rng, 0, n - 1), specials[ts_range(rng, 0, 2)]);
+    }
+}
+
+typedef struct run_result {
+    bool ran;         /* false: the family cannot serve this plan */
+    void *host_out;   /* outputs (malloc'ed), for determinism checks */
+    size_t out_bytes;
+} run_result;
+
+/* Plans c, forces `family` (-1: the planner's choice), runs kind over dtype t, and checks the
+ * outputs against the float64 reference and the guard bytes after them. */
+static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kind kind,
+                              int family, fill_kind fk, uint64_t seed, cudaStream_t stream,
+                              opnn_cuda_state **state)
+{
+    run_result res = {false, NULL, 0};
+    size_t es = ts_dtype_size(t);
+    const int64_t *st = c->has_strides ? c->strides : NULL;
+    int64_t storage = ts_storage_elems(c->ndim, c->shape, st) + c->offset;
+    opnn_reduce_request req = {
+        .op = "test", .ndim = c->ndim, .shape = c->shape, .strides = st, .axes = c->axes,
+        .num_axes = c->naxes, .noop_with_empty_axes = false, .dtype = t,
+    };
+    opnn_reduce_plan plan;
+    char msg[512] = "";
+    char what[256];
+    ts_rng rng = {seed};
+
+    assert_int_equal(opnn__reduce_plan_init(&plan, &req, msg, sizeof msg), OP_OK);
+    if (family < 0)
+        opnn__reduce_plan_launch(&plan, &g_props);
+    else if (!opnn__reduce_launch_family(&plan, &g_props, family))
+        return res;
+    res.ran = true;
+    snprintf(what, sizeof what, "%s %s %s family %s (class %s, seed %llu)", c->name,
+             kind_names[kind], ts_dtype_name(t), opnn__cuda_family_name(plan.launch.family),
+             opnn__reduce_class_name(plan.cls), (unsigned long long)seed);
+
+    /* set up */
+    size_t in_bytes = (size_t)(storage > 0 ? storage : 1) * es;
+    void *h_in = malloc(in_bytes);
+    assert_non_null(h_in);
+    fill_host(&rng, h_in, t, storage, kind, fk);
+    void *d_in = NULL, *d_out = NULL;
+    int64_t nout = plan.out_numel;
+    size_t out_bytes = (size_t)nout * es;
+    CUDA_OK(cudaMalloc(&d_in, in_bytes));
+    CUDA_OK(cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMalloc(&d_out, out_bytes + TS_GUARD_BYTES));
+    CUDA_OK(cudaMemset(d_out, TS_GUARD_BYTE, out_bytes + TS_GUARD_BYTES));
+
+    /* run */
+    op_status s = opnn_cuda_reduce(&plan, kind, (char *)d_in + c->offset * (int64_t)es, d_out,
+                                   stream, state, msg, sizeof msg);
+    if (s != OP_OK)
+        fail_msg("%s: opnn_cuda_reduce returned %d: %s", what, (int)s, msg);
+    CUDA_OK(cudaStreamSynchronize(stream));
+    CUDA_OK(cudaGetLastError());
+
+    /* check */
+    ts_buf out = ts_buf_alloc(out_bytes);
+    assert_non_null(out.data);
+    CUDA_OK(cudaMemcpy(out.data, d_out, out_bytes + TS_GUARD_BYTES, cudaMemcpyDeviceToHost));
+    if (!ts_buf_guard_ok(&out))
+        fail_msg("%s: bytes after the output were written", what);
+    ts_tensor x;
+    ts_tensor_init(&x, h_in, kDLCPU, t, c->ndim, c->shape, st);
+    x.t.byte_offset = (uint64_t)(c->offset * (int64_t)es);
+    double *ref_f = malloc(sizeof(double) * (size_t)(nout + 1));
+    int64_t *ref_i = malloc(sizeof(int64_t) * (size_t)(nout + 1));
+    assert_non_null(ref_f);
+    assert_non_null(ref_i);
+    assert_int_equal(ts_reference((ts_op)kind, &x.t, plan.red_mask, ref_f, ref_i), nout);
+    if (!ts_check(what, out.data, t, nout, ref_f, ref_i, plan.red_numel, (ts_op)kind))
+        fail_msg("%s: mismatch against the float64 reference", what);
+
+    res.host_out = malloc(out_bytes + 1);
+    assert_non_null(res.host_out);
+    memcpy(res.host_out, out.data, out_bytes);
+    res.out_bytes = out_bytes;
+    free(ref_f);
+    free(ref_i);
+    ts_buf_free(&out);
+    CUDA_OK(cudaFree(d_in));
+    CUDA_OK(cudaFree(d_out));
+    free(h_in);
+    return res;
+}
+
+/* --- the shapes: each meant to reach one family or an edge of one -------------------------- */
+
+#define S(...) {__VA_ARGS__}
+static const shape_case family_cases[] = {
+    {"full_small", 1, S(1000), S(0), false, 0, S(0), 0},
+    {"full_big", 1, S(300001), S(0), false, 0, S(0), 0},
+    {"full_offset", 1, S(100003), S(0), false, 0, S(0), 3},
+    {"full_one", 1, S(1), S(0), false, 0, S(0), 0},
+    {"row_tiny3", 2, S(20001, 3), S(0), false, 1, S(1), 0},
+    {"row_tiny3_offset", 2, S(20001, 3), S(0), false, 1, S(1), 1},
+    {"row_vec16", 2, S(5003, 4), S(0), false, 1, S(1), 0},
+    {"row_k2", 2, S(7001, 2), S(0), false, 1, S(-1), 0},
+    {"row_49", 2, S(3001, 49), S(0), false, 1, S(1), 0},
+    {"row_33_offset", 2, S(999, 33), S(0), false, 1, S(1), 1},
+    {"row_mid", 2, S(2000, 256), S(0), false, 1, S(1), 0},
+    {"row_long", 2, S(37, 20011), S(0), false, 1, S(1), 0},
+    {"row_few_long", 2, S(3, 100003), S(0), false, 1, S(1), 0},
+    {"row_gapped", 2, S(300, 50), S(64, 1), true, 1, S(1), 0},
+    {"row_broadcast", 2, S(40, 77), S(0, 1), true, 1, S(1), 0},
+    {"col_wide", 2, S(301, 1037), S(0), false, 1, S(0), 0},
+    {"col_wide_offset", 2, S(97, 1024), S(0), false, 1, S(0), 2},
+    {"col_narrow", 2, S(20001, 5), S(0), false, 1, S(0), 0},
+    {"col_narrow16", 2, S(20000, 16), S(0), false, 1, S(0), 0},
+    {"col_tiny_r", 2, S(7, 30001), S(0), false, 1, S(0), 0},
+    {"col_padded", 2, S(200, 49), S(64, 1), true, 1, S(0), 0},
+    {"col_broadcast", 2, S(100, 64), S(0, 1), true, 1, S(0), 0},
+    {"col_transposed", 2, S(40, 30), S(1, 40), true, 1, S(0), 0},
+    {"middle", 3, S(13, 301, 67), S(0), false, 1, S(1), 0},
+    {"middle_aligned", 3, S(9, 123, 256), S(0), false, 1, S(1), 0},
+    {"outer_inner", 3, S(17, 23, 301), S(0), false, 2, S(0, 2), 0},
+    {"outer_inner_short", 3, S(100, 300, 5), S(0), false, 2, S(0, 2), 0},
+    {"outer_inner_nchw", 4, S(4, 8, 14, 14), S(0), false, 3, S(0, 2, 3), 0},
+    {"generic", 4, S(6, 7, 8, 9), S(0), false, 2, S(0, 2), 0},
+    {"generic_strided", 3, S(5, 6, 7), S(300, 2, 43), true, 2, S(0, 1), 1},
+    {"size_one_dims", 4, S(1, 500, 1, 3), S(0), false, 2, S(1, 3), 0},
+    {"fill", 3, S(5, 0, 3), S(0), false, 1, S(1), 0},
+    {"empty", 2, S(0, 4), S(0), false, 1, S(1), 0},
+};
+#define NUM_FAMILY_CASES (sizeof family_cases / sizeof family_cases[0])
+
+static int group_setup(void **state)
+{
+    (void)state;
+    g_have = ts_have_cuda();
+    if (g_have) {
+        char msg[256];
+        if (opnn_cuda_device_props(&g_props, msg, sizeof msg) != OP_OK) {
+            fprintf(stderr, "no device props: %s\n", msg);
+            g_have = false;
+        }
+    }
+    return 0;
+}
+
+#define NEED_CUDA()                                                                                \
+    do {                                                                                           \
+        if (!g_have)                                                                               \
+            skip();                                                                                \
+    } while (0)
+
+/* Every family that can serve the shape (and the planner's own choice), for every kind and
+ * dtype. */
+static void families__every_kind_dtype(void **state)
+{
+    const shape_case *c = *state;
+    opnn_cuda_state *cs = NULL;
+    uint64_t seed = ts_seed(c->name);
+    int served = 0;
+
+    NEED_CUDA();
+    for (int family = -1; family < OPNN_FAMILY_COUNT_; family++) {
+        for (size_t d = 0; d < sizeof dtype_names / sizeof dtype_names[0]; d++) {
+            DLDataType t = ts_dtype(dtype_names[d]);
+            for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++) {
+                /* integer Mean of an empty set is refused before any kernel (op level) */
+                if (k == OPNN_REDUCE_MEAN && !ts_dtype_is_float(t) && !strcmp(c->name, "fill"))
+                    continue;
+                run_result r = run_checked(c, t, (opnn_reduce_kind)k, family, FILL_RANDOM,
+                                           seed + (uint64_t)(family + 1) * 131 + d * 7 + k, 0, &cs);
+                if (!r.ran)
+                    continue; /* this family cannot serve the shape (for this dtype) */
+                served++;
+                free(r.host_out);
+            }
+        }
+    }
+    assert_true(served > 0);
+    opnn_cuda_state_destroy(cs);
+}
+
+/* Max/Min propagate NaN wherever it is; Sum meets +inf and -inf. */
+static void families__nan_inf(void **state)
+{
+    const shape_case *c = *state;
+    opnn_cuda_state *cs = NULL;
+    uint64_t seed = ts_seed(c->name);
+    const char *floats[] = {"f32", "f64", "f16", "bf16"};
+    const opnn_reduce_kind kinds[] = {OPNN_REDUCE_MAX, OPNN_REDUCE_MIN, OPNN_REDUCE_SUM};
+
+    NEED_CUDA();
+    for (int family = -1; family < OPNN_FAMILY_COUNT_; family++)
+        for (size_t d = 0; d < 4; d++)
+            for (size_t k = 0; k < 3; k++) {
+                run_result r = run_checked(c, ts_dtype(floats[d]), kinds[k], family, FILL_SPECIAL,
+                                           seed + (uint64_t)family * 17 + d * 3 + k, 0, &cs);
+                free(r.host_out);
+            }
+    opnn_cuda_state_destroy(cs);
+}
+
+/* --- random layouts ------------------------------------------------------------------------ */
+
+static void random__layouts(void **state)
+{
+    (void)state;
+    uint64_t seed = ts_seed("random__layouts");
+    ts_rng rng = {seed};
+    opnn_cuda_state *cs = NULL;
+
+    NEED_CUDA();
+    for (int it = 0; it < 300; it++) {
+        shape_case c;
+        char name[64];
+        int64_t perm[6], compact[6], total = 1;
+        memset(&c, 0, sizeof c);
+        snprintf(name, sizeof name, "random_%d", it);
+        c.name = name;
+        c.ndim = (int32_t)ts_range(&rng, 1, 5);
+        for (int i = 0; i < c.ndim; i++) {
+            /* mostly small dims, sometimes long ones, rarely 0 or 1 */
+            int64_t r = ts_range(&rng, 0, 19);
+            c.shape[i] = r == 0 ? 1 : r == 1 ? ts_range(&rng, 200, 3000) : ts_range(&rng, 2, 13);
+            total *= c.shape[i];
+        }
+        if (total > 400000)
+            continue;
+        for (int i = 0; i < c.ndim; i++)
+            if (ts_range(&rng, 0, 2) == 0)
+                c.axes[c.naxes++] = i - (ts_range(&rng, 0, 1) ? c.ndim : 0);
+        if (ts_range(&rng, 0, 1)) {
+            /* a permuted, gapped view: strides of a random dim order with padding */
+            for (int i = 0; i < c.ndim; i++)
+                perm[i] = i;
+            for (int i = c.ndim - 1; i > 0; i--) {
+                int64_t j = ts_range(&rng, 0, i), tmp = perm[i];
+                perm[i] = perm[j];
+                perm[j] = tmp;
+            }
+            int64_t step = 1;
+            for (int i = c.ndim - 1; i >= 0; i--) {
+                compact[perm[i]] = step;
+                step *= c.shape[perm[i]] + (ts_range(&rng, 0, 3) == 0 ? ts_range(&rng, 1, 3) : 0);
+            }
+            for (int i = 0; i < c.ndim; i++)
+                c.strides[i] = compact[i];
+            c.has_strides = true;
+        }
+        c.offset = ts_range(&rng, 0, 3) == 0 ? ts_range(&rng, 1, 7) : 0;
+        DLDataType t = ts_dtype(dtype_names[ts_range(&rng, 0, 5)]);
+        opnn_reduce_kind k = (opnn_reduce_kind)ts_range(&rng, 0, OPNN_REDUCE_KIND_COUNT_ - 1);
+        if (k == OPNN_REDUCE_MEAN && !ts_dtype_is_float(t))
+            k = OPNN_REDUCE_SUM; /* an empty integer Mean is refused at the op level */
+        run_result r = run_checked(&c, t, k, -1, FILL_RANDOM, ts_next(&rng), 0, &cs);
+        free(r.host_out);
+    }
+    opnn_cuda_state_destroy(cs);
+}
+
+/* --- determinism --------------------------------------------------------------------------- */
+
+static void determinism__split_families_bitwise(void **state)
+{
+    (void)state;
+    static const shape_case cases[] = {
+        {"det_full", 1, S(1234567), S(0), false, 0, S(0), 0},
+        {"det_row_split", 2, S(5, 400001), S(0), false, 1, S(1), 0},
+        {"det_col_split", 2, S(20000, 300), S(0), false, 1, S(0), 0},
+        {"det_col_narrow", 2, S(200000, 7), S(0), false, 1, S(0), 0},
+        {"det_outer_inner", 3, S(64, 16, 3001), S(0), false, 2, S(0, 2), 0},
+    };
+    opnn_cuda_state *cs = NULL;
+    uint64_t seed = ts_seed("determinism__split_families_bitwise");
+
+    NEED_CUDA();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int family = -1; family < OPNN_FAMILY_COUNT_; family++) {
+            const char *dts[] = {"f32", "bf16", "f64"};
+            for (int d = 0; d < 3; d++) {
+                DLDataType t = ts_dtype(dts[d]);
+                run_result a = run_checked(&cases[i], t, OPNN_REDUCE_SUM, family, FILL_RANDOM,
+                                           seed + i, 0, &cs);
+                if (!a.ran)
+                    break;
+                run_result b = run_checked(&cases[i], t, OPNN_REDUCE_SUM, family, FILL_RANDOM,
+                                           seed + i, 0, &cs);
+                assert_int_equal(a.out_bytes, b.out_bytes);
+                if (memcmp(a.host_out, b.host_out, a.out_bytes) != 0)
+                    fail_msg("%s %s family %d: two runs differ", cases[i].name, dts[d], family);
+                free(a.host_out);
+                free(b.host_out);
+            }
+        }
+    opnn_cuda_state_destroy(cs);
+}
+
+/* --- past 2^31 elements (f16, real memory) ------------------------------------------------- */
+
+static uint16_t f16_bits(float f)
+{
+    return ts_f32_to_f16(f);
+}
+
+/* Runs kind on [rows, cols] f16 over `mask` (1: axis 1, 2: axis 0, 3: all) with the data on the
+ * device; copies back the first and last `keep` outputs. */
+static void big_run(void *d_in, int64_t rows, int64_t cols, uint32_t axes_mask,
+                    opnn_reduce_kind kind, uint16_t *first, uint16_t *last, int64_t keep,
+                    int64_t *nout, opnn_cuda_state **cs, const char *what)
+{
+    int64_t shape[2] = {rows, cols}, axes[2];
+    size_t na = 0;
+    if (axes_mask & 2)
+        axes[na++] = 0;
+    if (axes_mask & 1)
+        axes[na++] = 1;
+    opnn_reduce_request req = {.op = "big", .ndim = 2, .shape = shape, .strides = NULL,
+                               .axes = axes, .num_axes = na, .noop_with_empty_axes = false,
+                               .dtype = ts_dtype("f16")};
+    opnn_reduce_plan plan;
+    char msg[512] = "";
+    void *d_out = NULL;
+
+    assert_int_equal(opnn__reduce_plan_init(&plan, &req, msg, sizeof msg), OP_OK);
+    opnn__reduce_plan_launch(&plan, &g_props);
+    printf("[ big  ] %s: class %s family %s, %lld outputs\n", what,
+           opnn__reduce_class_name(plan.cls), opnn__cuda_family_name(plan.launch.family),
+           (long long)plan.out_numel);
+    CUDA_OK(cudaMalloc(&d_out, (size_t)plan.out_numel * 2));
+    op_status s = opnn_cuda_reduce(&plan, kind, d_in, d_out, NULL, cs, msg, sizeof msg);
+    if (s != OP_OK)
+        fail_msg("%s: %s", what, msg);
+    CUDA_OK(cudaDeviceSynchronize());
+    *nout = plan.out_numel;
+    if (keep > plan.out_numel)
+        keep = plan.out_numel;
+    CUDA_OK(cudaMemcpy(first, d_out, (size_t)keep * 2, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(last, (uint16_t *)d_out + plan.out_numel - keep, (size_t)keep * 2,
+                       cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaFree(d_out));
+}
+
+static void large__f16_past_2e31(void **state)
+{
+    (void)state;
+    /* 4 * 536870913 = 2^31 + 4 elements: every element 0x3C3C (1.05859375), the first 0.5 and
+     * the last 2.0, so every expected value is known without a host pass over 4 GB */
+    const int64_t rows4 = 4, cols4 = ((int64_t)1 << 29) + 1, n = rows4 * cols4;
+    const float fill = ts_f16_to_f32(0x3C3C);
+    uint16_t first[1024], last[1024], lo = f16_bits(0.5f), hi = f16_bits(2.0f);
+    opnn_cuda_state *cs = NULL;
+    void *d = NULL;
+    int64_t nout;
+
+    NEED_CUDA();
+    if (cudaMalloc(&d, (size_t)n * 2) != cudaSuccess) {
+        (void)cudaGetLastError();
+        skip();
+    }
+    CUDA_OK(cudaMemset(d, 0x3C, (size_t)n * 2));
+    CUDA_OK(cudaMemcpy(d, &lo, 2, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy((uint16_t *)d + n - 1, &hi, 2, cudaMemcpyHostToDevice));
+
+    /* full: Max, Min and Mean */
+    big_run(d, 1, n, 3, OPNN_REDUCE_MAX, first, last, 1, &nout, &cs, "full max");
+    assert_int_equal(first[0], hi);
+    big_run(d, 1, n, 3, OPNN_REDUCE_MIN, first, last, 1, &nout, &cs, "full min");
+    assert_int_equal(first[0], lo);
+    big_run(d, 1, n, 3, OPNN_REDUCE_MEAN, first, last, 1, &nout, &cs, "full mean");
+    {
+        double want = ((double)fill * (double)(n - 2) + 0.5 + 2.0) / (double)n;
+        assert_int_equal(first[0], f16_bits((float)want));
+    }
+    /* rows: 4 rows of 2^29 + 1 (block / split), and 2^29 + 1 rows of 4 (tiny rows) */
+    big_run(d, rows4, cols4, 1, OPNN_REDUCE_MAX, first, last, 4, &nout, &cs, "row max");
+    assert_int_equal(nout, 4);
+    assert_int_equal(first[0], 0x3C3C);
+    assert_int_equal(first[3], hi);
+    big_run(d, rows4, cols4, 1, OPNN_REDUCE_MIN, first, last, 4, &nout, &cs, "row min");
+    assert_int_equal(first[0], lo);
+    assert_int_equal(first[3], 0x3C3C);
+    big_run(d, cols4, rows4, 1, OPNN_REDUCE_MAX, first, last, 1024, &nout, &cs, "tiny rows max");
+    assert_int_equal(nout, cols4);
+    assert_int_equal(first[0], 0x3C3C);
+    assert_int_equal(last[1023], hi);
+    assert_int_equal(last[1022], 0x3C3C);
+    big_run(d, cols4, rows4, 1, OPNN_REDUCE_SUM, first, last, 1024, &nout, &cs, "tiny rows sum");
+    assert_int_equal(first[0], f16_bits(0.5f + 3 * fill));
+    assert_int_equal(first[1], f16_bits(4 * fill));
+    assert_int_equal(last[1023], f16_bits(2.0f + 3 * fill));
+    /* columns: [4, 2^29 + 1] over axis 0 */
+    big_run(d, rows4, cols4, 2, OPNN_REDUCE_MAX, first, last, 1024, &nout, &cs, "col max");
+    assert_int_equal(nout, cols4);
+    assert_int_equal(first[0], 0x3C3C);
+    assert_int_equal(last[1023], hi);
+    big_run(d, rows4, cols4, 2, OPNN_REDUCE_MIN, first, last, 1024, &nout, &cs, "col min");
+    assert_int_equal(first[0], lo);
+    assert_int_equal(last[1023], 0x3C3C);
+
+    CUDA_OK(cudaFree(d));
+    opnn_cuda_state_destroy(cs);
+}
+
+/* --- streams and graphs -------------------------------------------------------------------- */
+
+/* Plans and fills one case on the device; returns the plan and device buffers. */
+typedef struct dev_case {
+    opnn_reduce_plan plan;
+    void *h_in, *d_in, *d_out;
+    size_t in_bytes, out_bytes;
+    ts_tensor x;
+} dev_case;
+
+static void dev_case_init(dev_case *dc, const int64_t *shape, int32_t ndim, const int64_t *axes,
+                          size_t naxes, DLDataType t, uint64_t seed)
+{
+    opnn_reduce_request req = {.op = "dev", .ndim = ndim, .shape = shape, .strides = NULL,
+                               .axes = axes, .num_axes = naxes, .noop_with_empty_axes = false,
+                               .dtype = t};
+    char msg[256];
+    ts_rng rng = {seed};
+
+    memset(dc, 0, sizeof *dc);
+    assert_int_equal(opnn__reduce_plan_init(&dc->plan, &req, msg, sizeof msg), OP_OK);
+    opnn__reduce_plan_launch(&dc->plan, &g_props);
+    dc->in_bytes = (size_t)ts_numel(ndim, shape) * ts_dtype_size(t);
+    dc->out_bytes = (size_t)dc->plan.out_numel * ts_dtype_size(t);
+    dc->h_in = malloc(dc->in_bytes);
+    assert_non_null(dc->h_in);
+    ts_fill_random(&rng, dc->h_in, t, ts_numel(ndim, shape), 1.0);
+    CUDA_OK(cudaMalloc(&dc->d_in, dc->in_bytes));
+    CUDA_OK(cudaMalloc(&dc->d_out, dc->out_bytes));
+    CUDA_OK(cudaMemcpy(dc->d_in, dc->h_in, dc->in_bytes, cudaMemcpyHostToDevice));
+    ts_tensor_init(&dc->x, dc->h_in, kDLCPU, t, ndim, shape, NULL);
+}
+
+static void dev_case_check(dev_case *dc, ts_op op, const char *what)
+{
+    void *out = malloc(dc->out_bytes);
+    double *ref_f = malloc(sizeof(double) * (size_t)dc->plan.out_numel);
+    int64_t *ref_i = malloc(sizeof(int64_t) * (size_t)dc->plan.out_numel);
+    assert_non_null(out);
+    assert_non_null(ref_f);
+    assert_non_null(ref_i);
+    CUDA_OK(cudaMemcpy(out, dc->d_out, dc->out_bytes, cudaMemcpyDeviceToHost));
+    ts_reference(op, &dc->x.t, dc->plan.red_mask, ref_f, ref_i);
+    if (!ts_check(what, out, dc->x.t.dtype, dc->plan.out_numel, ref_f, ref_i,
+                  dc->plan.red_numel, op))
+        fail_msg("%s: mismatch", what);
+    free(out);
+    free(ref_f);
+    free(ref_i);
+}
+
+static void dev_case_free(dev_case *dc)
+{
+    cudaFree(dc->d_in);
+    cudaFree(dc->d_out);
+    free(dc->h_in);
+}
+
+static void graph__capture_and_replay(void **state)
+{
+    (void)state;
+    const int64_t s1[] = {1000003}, s2[] = {20000, 300}, ax2[] = {0};
+    uint64_t seed = ts_seed("graph__capture_and_replay");
+    opnn_cuda_state *cs = NULL, *fresh = NULL;
+    cudaStream_t st;
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    dev_case a, b;
+    char msg[512];
+
+    NEED_CUDA();
+    CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    dev_case_init(&a, s1, 1, NULL, 0, ts_dtype("f32"), seed);
+    dev_case_init(&b, s2, 2, ax2, 1, ts_dtype("bf16"), seed + 1);
+    assert_true(a.plan.launch.split > 1); /* the counters must reset themselves in replays */
+    assert_true(b.plan.launch.split > 1);
+
+    /* warm-up: the workspace is allocated outside the capture */
+    assert_int_equal(opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg,
+                                      sizeof msg), OP_OK);
+    assert_int_equal(opnn_cuda_reduce(&b.plan, OPNN_REDUCE_MAX, b.d_in, b.d_out, st, &cs, msg,
+                                      sizeof msg), OP_OK);
+    CUDA_OK(cudaStreamSynchronize(st));
+
+    CUDA_OK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+    op_status sa = opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg,
+                                    sizeof msg);
+    op_status sb = opnn_cuda_reduce(&b.plan, OPNN_REDUCE_MAX, b.d_in, b.d_out, st, &cs, msg,
+                                    sizeof msg);
+    /* a state that would have to allocate refuses cleanly inside a capture */
+    op_status sf = opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &fresh, msg,
+                                    sizeof msg);
+    CUDA_OK(cudaStreamEndCapture(st, &g));
+    assert_int_equal(sa, OP_OK);
+    assert_int_equal(sb, OP_OK);
+    assert_int_equal(sf, OP_ERR_UNSUPPORTED);
+    assert_non_null(strstr(msg, "capture"));
+    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+
+    for (int rep = 0; rep < 3; rep++) {
+        ts_rng rng = {seed + 100 + (uint64_t)rep};
+        ts_fill_random(&rng, a.h_in, a.x.t.dtype, ts_numel(1, s1), 1.0);
+        ts_fill_random(&rng, b.h_in, b.x.t.dtype, ts_numel(2, s2), 1.0);
+        CUDA_OK(cudaMemcpy(a.d_in, a.h_in, a.in_bytes, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpy(b.d_in, b.h_in, b.in_bytes, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaGraphLaunch(ge, st));
+        CUDA_OK(cudaStreamSynchronize(st));
+        dev_case_check(&a, TS_SUM, "graph replay full sum");
+        dev_case_check(&b, TS_MAX, "graph replay col max");
+    }
+    CUDA_OK(cudaGraphExecDestroy(ge));
+    CUDA_OK(cudaGraphDestroy(g));
+    opnn_cuda_state_destroy(cs);
+    opnn_cuda_state_destroy(fresh);
+    dev_case_free(&a);
+    dev_case_free(&b);
+    CUDA_OK(cudaStreamDestroy(st));
+}
+
+static void streams__two_states_concurrently(void **state)
+{
+    (void)state;
+    const int64_t s1[] = {7, 300001}, ax1[] = {1}, s2[] = {64, 32, 3001}, ax2[] = {0, 2};
+    uint64_t seed = ts_seed("streams__two_states_concurrently");
+    opnn_cuda_state *c1 = NULL, *c2 = NULL;
+    cudaStream_t st1, st2;
+    dev_case a, b;
+    char msg[512];
+
+    NEED_CUDA();
+    CUDA_OK(cudaStreamCreateWithFlags(&st1, cudaStreamNonBlocking));
+    CUDA_OK(cudaStreamCreateWithFlags(&st2, cudaStreamNonBlocking));
+    dev_case_init(&a, s1, 2, ax1, 1, ts_dtype("f32"), seed);
+    dev_case_init(&b, s2, 3, ax2, 2, ts_dtype("f16"), seed + 1);
+    assert_true(a.plan.launch.split > 1);
+    assert_true(b.plan.launch.split > 1);
+    /* no synchronisation between the calls: the two states' counters and partials are
+     * separate, each stream orders its own launches */
+    for (int rep = 0; rep < 20; rep++) {
+        assert_int_equal(opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st1, &c1,
+                                          msg, sizeof msg), OP_OK);
+        assert_int_equal(opnn_cuda_reduce(&b.plan, OPNN_REDUCE_SUM, b.d_in, b.d_out, st2, &c2,
+                                          msg, sizeof msg), OP_OK);
+    }
+    CUDA_OK(cudaStreamSynchronize(st1));
+    CUDA_OK(cudaStreamSynchronize(st2));
+    dev_case_check(&a, TS_SUM, "stream 1 row split sum");
+    dev_case_check(&b, TS_SUM, "stream 2 outer_inner sum");
+    opnn_cuda_state_destroy(c1);
+    opnn_cuda_state_destroy(c2);
+    dev_case_free(&a);
+    dev_case_free(&b);
+    CUDA_OK(cudaStreamDestroy(st1));
+    CUDA_OK(cudaStreamDestroy(st2));
+}
+
+/* --- bad input ----------------------------------------------------------------------------- */
+
+static void pointers__host_and_foreign_rejected(void **state)
+{
+    (void)state;
+    char msg[512];
+    float stack_val = 0;
+    void *host = malloc(64), *dev = NULL;
+    int ndev = 0;
+
+    NEED_CUDA();
+    CUDA_OK(cudaMalloc(&dev, 64));
+    assert_int_equal(opnn_cuda_check_pointer(dev, "ReduceSum", "input 0", msg, sizeof msg), OP_OK);
+    assert_int_equal(opnn_cuda_check_pointer(host, "ReduceSum", "input 0", msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "ReduceSum"));
+    assert_non_null(strstr(msg, "input 0"));
+    assert_int_equal(opnn_cuda_check_pointer(&stack_val, "ReduceMax", "output 0", msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "output 0"));
+    assert_int_equal(opnn_cuda_check_pointer(NULL, "ReduceMax", "input 0", msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    CUDA_OK(cudaGetDeviceCount(&ndev));
+    if (ndev > 1) {
+        void *other = NULL;
+        int cur = 0;
+        CUDA_OK(cudaGetDevice(&cur));
+        CUDA_OK(cudaSetDevice(1 - cur));
+        CUDA_OK(cudaMalloc(&other, 64));
+        CUDA_OK(cudaSetDevice(cur));
+        assert_int_equal(opnn_cuda_check_pointer(other, "ReduceSum", "input 0", msg, sizeof msg),
+                         OP_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(msg, "cuda:"));
+        CUDA_OK(cudaFree(other));
+    }
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaFree(dev));
+    free(host);
+}
+
+static void reduce__bad_arguments_rejected(void **state)
+{
+    (void)state;
+    const int64_t shape[] = {1000};
+    opnn_reduce_request req = {.op = "t", .ndim = 1, .shape = shape, .dtype = ts_dtype("f32")};
+    opnn_reduce_plan plan;
+    opnn_cuda_state *cs = NULL;
+    char msg[512];
+    void *d = NULL, *o = NULL;
+
+    NEED_CUDA();
+    CUDA_OK(cudaMalloc(&d, 4096 + 16));
+    CUDA_OK(cudaMalloc(&o, 64));
+    assert_int_equal(opnn__reduce_plan_init(&plan, &req, msg, sizeof msg), OP_OK);
+    /* no launch geometry yet */
+    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
+                     OP_ERR_INTERNAL);
+    opnn__reduce_plan_launch(&plan, &g_props);
+    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, NULL, o, NULL, &cs, msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, NULL, NULL, &cs, msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(opnn_cuda_reduce(&plan, (opnn_reduce_kind)99, d, o, NULL, &cs, msg,
+                                      sizeof msg), OP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(opnn_cuda_reduce(NULL, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    /* an f32 tensor that starts inside an element */
+    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, (char *)d + 1, o, NULL, &cs, msg,
+                                      sizeof msg), OP_ERR_UNSUPPORTED);
+    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
+                     OP_OK);
+    CUDA_OK(cudaDeviceSynchronize());
+    opnn_cuda_state_destroy(cs);
+    CUDA_OK(cudaFree(d));
+    CUDA_OK(cudaFree(o));
+}
+
+static void props__device_described(void **state)
+{
+    (void)state;
+    NEED_CUDA();
+    assert_true(opnn_cuda_available());
+    assert_true(g_props.sm_count > 0);
+    assert_true(g_props.max_threads_per_sm >= OPNN_CUDA_BLOCK * OPNN_CUDA_BLOCKS_PER_SM);
+    assert_int_equal(g_props.warp_size, 32);
+    printf("[ dev  ] cuda:%d sm_%d%d, %d SMs, %zu MB L2\n", g_props.device_id, g_props.cc_major,
+           g_props.cc_minor, g_props.sm_count, g_props.l2_bytes >> 20);
+}
+
+int main(void)
+{
+    struct CMUnitTest tests[2 * NUM_FAMILY_CASES + 16];
+    size_t n = 0;
+    char names[2 * NUM_FAMILY_CASES][96];
+
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(props__device_described);
+    for (size_t i = 0; i < NUM_FAMILY_CASES; i++) {
+        snprintf(names[2 * i], sizeof names[0], "families__every_kind_dtype/%s",
+                 family_cases[i].name);
+        tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(families__every_kind_dtype,
+                                                                (void *)&family_cases[i]);
+        tests[n++].name = names[2 * i];
+    }
+    for (size_t i = 0; i < NUM_FAMILY_CASES; i++) {
+        snprintf(names[2 * i + 1], sizeof names[0], "families__nan_inf/%s", family_cases[i].name);
+        tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(families__nan_inf,
+                                                                (void *)&family_cases[i]);
+        tests[n++].name = names[2 * i + 1];
+    }
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(random__layouts);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(determinism__split_families_bitwise);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(graph__capture_and_replay);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(streams__two_states_concurrently);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(pointers__host_and_foreign_rejected);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(reduce__bad_arguments_rejected);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(large__f16_past_2e31);
+    return _cmocka_run_group_tests("test_cuda_kernels", tests, n, group_setup, NULL);
+}
+
+#else /* no CUDA in this build: the same suite, skipped */
+
+static void cuda__not_built(void **state)
+{
+    (void)state;
+    assert_false(opnn_cuda_available());
+    skip();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(cuda__not_built)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#endif

@@ -1,0 +1,723 @@
+/* `opnn bench`: the benchmark suite of DESIGN.md, through the public API only (op_context_*,
+ * op_run), so it measures what users get.
+ *
+ * CUDA: each case is timed with CUDA events around back-to-back op_run calls (the host prepares
+ * call i + 1 while the GPU runs call i), the median of >= 20 after a warm-up; inputs smaller than
+ * 4x the L2 are rotated among several buffers. Bytes are input + output. The read ceiling is a
+ * read-only streaming kernel (tools/bench_cuda.cu) over 1 GiB, measured in the same run (the
+ * best of two grid sizes), and a device-to-device copy is reported beside it. Small cases
+ * print microseconds per call, event-timed and as a host loop of 10000 op_run calls.
+ * CPU: wall-clock timing, and a streaming read with all OpenMP threads as the ceiling. */
+#include "tool.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#if defined(OPNN_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+
+#include "bench_cuda.h"
+#endif
+
+#define BENCH_MAX_CASES 64
+#define BENCH_HOST_LOOP 10000
+
+typedef struct bench_case {
+    char name[32];
+    int32_t ndim;
+    int64_t shape[OP_MAX_DIMS];
+    size_t naxes;
+    int64_t axes[OP_MAX_DIMS];
+    bool all_axes; /* no axes attribute: reduce everything */
+    DLDataType dtype;
+    bool small;       /* report microseconds per call */
+    bool mean_max;    /* also ReduceMean and ReduceMax */
+    const char *op;   /* custom case: the one op; NULL: the suite's ops */
+} bench_case;
+
+typedef struct bench_result {
+    const char *op;
+    double time_us;    /* median per call, event-timed (CUDA) or wall-clock (CPU) */
+    double gbps;       /* (input + output bytes) / time */
+    double fraction;   /* of the read ceiling */
+    double host_us;    /* small cases: host loop, per call */
+    int status;        /* op_status of the first failure, 0 if none */
+    char msg[256];
+} bench_result;
+
+static const char bench_usage[] =
+    "usage: opnn bench [--device cuda|cpu] [--json FILE] [--case NAME]...\n"
+    "                  [--op OP --shape D0,D1,... [--axes A,...] [--dtype T]]\n"
+    "                  [--iters N] [--warmup N] [--list]\n"
+    "  Runs the benchmark suite (or the named cases, or one custom case) and prints per case\n"
+    "  the time, GB/s (input + output bytes) and the fraction of the read ceiling measured in\n"
+    "  the same run; small cases print microseconds per call (event-timed and host loop).\n";
+
+/* --- the suite (DESIGN.md) ----------------------------------------------------------------- */
+
+typedef struct suite_entry {
+    const char *name;
+    int32_t ndim;
+    int64_t shape[4];
+    int naxes; /* -1: all */
+    int64_t axes[3];
+    const char *dtype;
+    bool mean_max, small;
+} suite_entry;
+
+static const suite_entry suite[] = {
+    {"full", 1, {268435456}, -1, {0}, "f32", true, false},
+    {"row_wide", 2, {16384, 16384}, 1, {1}, "f32", true, false},
+    {"row_mid", 2, {1048576, 256}, 1, {1}, "f32", false, false},
+    {"row_tiny", 2, {16777216, 16}, 1, {1}, "f32", false, false},
+    {"col_wide", 2, {16384, 16384}, 1, {0}, "f32", true, false},
+    {"col_narrow", 2, {16777216, 16}, 1, {0}, "f32", false, false},
+    {"col_short", 2, {16, 16777216}, 1, {0}, "f32", false, false},
+    {"seed_hw", 4, {128, 256, 56, 56}, 2, {2, 3}, "f32", true, false},
+    {"bn_nhw", 4, {128, 256, 56, 56}, 3, {0, 2, 3}, "f32", true, false},
+    {"middle", 3, {64, 4096, 1024}, 1, {1}, "f32", false, false},
+    {"row_wide16", 2, {16384, 16384}, 1, {1}, "f16", false, false},
+    {"full_bf16", 1, {536870912}, -1, {0}, "bf16", false, false},
+    {"col_wide16", 2, {16384, 16384}, 1, {0}, "bf16", false, false},
+    {"small_full", 1, {4096}, -1, {0}, "f32", false, true},
+    {"small_rows", 2, {64, 1024}, 1, {1}, "f32", false, true},
+};
+#define SUITE_SIZE (sizeof suite / sizeof suite[0])
+
+static void case_from_suite(bench_case *c, const suite_entry *e)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", e->name);
+    c->ndim = e->ndim;
+    memcpy(c->shape, e->shape, sizeof(int64_t) * (size_t)e->ndim);
+    c->all_axes = e->naxes < 0;
+    c->naxes = e->naxes < 0 ? 0 : (size_t)e->naxes;
+    memcpy(c->axes, e->axes, sizeof(int64_t) * c->naxes);
+    tool_dtype_parse(e->dtype, &c->dtype);
+    c->small = e->small;
+    c->mean_max = e->mean_max;
+}
+
+static int64_t case_numel(const bench_case *c)
+{
+    int64_t n = 1;
+    for (int32_t i = 0; i < c->ndim; i++)
+        n *= c->shape[i];
+    return n;
+}
+
+static bool parse_list(const char *s, int64_t *v, size_t cap, size_t *n)
+{
+    *n = 0;
+    if (*s == '\0')
+        return true;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(s, &end, 10);
+        if (end == s || errno || *n == cap)
+            return false;
+        v[(*n)++] = x;
+        if (*end == '\0')
+            return true;
+        if (*end != ',')
+            return false;
+        s = end + 1;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Binds input `x` and output `y` of one op call on ctx; infers the output shape. */
+static op_status bind_call(op_context *ctx, const bench_case *c, const char *op, DLTensor *x,
+                           DLTensor *y, int64_t *oshape, char *err, size_t err_len)
+{
+    int32_t ondim;
+    DLDataType odt;
+    op_status st;
+
+    op_context_clear(ctx);
+    st = op_context_set_input(ctx, 0, x);
+    if (st == OP_OK && !c->all_axes)
+        st = op_context_set_attr_ints(ctx, "axes", c->axes, c->naxes);
+    if (st == OP_OK)
+        st = op_infer_output(op, ctx, 0, &ondim, oshape, &odt);
+    if (st != OP_OK) {
+        snprintf(err, err_len, "%s", op_context_error(ctx));
+        return st;
+    }
+    y->ndim = ondim;
+    y->shape = oshape;
+    y->dtype = odt;
+    y->strides = NULL;
+    y->byte_offset = 0;
+    st = op_context_set_output(ctx, 0, y);
+    if (st != OP_OK)
+        snprintf(err, err_len, "%s", op_context_error(ctx));
+    return st;
+}
+
+/* --- CUDA ----------------------------------------------------------------------------------- */
+
+#if defined(OPNN_HAVE_CUDA)
+
+typedef struct cuda_env {
+    int dev;
+    int sm_count;
+    size_t l2_bytes;
+    cudaStream_t stream;
+    double read_gbps; /* the ceiling */
+    double copy_gbps;
+} cuda_env;
+
+#define CU(call, label)                                                                            \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "opnn bench: %s: %s\n", #call, cudaGetErrorString(e_));               \
+            goto label;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* The read ceiling: the streaming-read kernel over 1 GiB, the median of 30 after warm-up, the
+ * better of 4 and 8 blocks of 256 threads per SM; and a device-to-device copy of 512 MiB. */
+static int cuda_ceiling(cuda_env *env)
+{
+    const size_t bytes = (size_t)1 << 30;
+    void *buf = NULL, *sink = NULL;
+    cudaEvent_t ev[31];
+    double t[30];
+    int rc = 1, nev = 0;
+
+    CU(cudaMalloc(&buf, bytes), out);
+    CU(cudaMalloc(&sink, 1 << 20), out);
+    if (bench_cuda_fill(buf, (int64_t)(bytes / 4), kDLInt, 32, 1, env->stream) != 0)
+        goto out;
+    for (nev = 0; nev < 31; nev++)
+        CU(cudaEventCreate(&ev[nev]), out);
+    env->read_gbps = 0;
+    for (int per_sm = 4; per_sm <= 8; per_sm += 4) {
+        int blocks = env->sm_count * per_sm;
+        for (int w = 0; w < 3; w++)
+            bench_cuda_read(buf, bytes, blocks, sink, env->stream);
+        CU(cudaEventRecord(ev[0], env->stream), out);
+        for (int i = 0; i < 30; i++) {
+            if (bench_cuda_read(buf, bytes, blocks, sink, env->stream) != 0)
+                goto out;
+            CU(cudaEventRecord(ev[i + 1], env->stream), out);
+        }
+        CU(cudaEventSynchronize(ev[30]), out);
+        for (int i = 0; i < 30; i++) {
+            float ms;
+            CU(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), out);
+            t[i] = ms * 1e-3;
+        }
+        double gbps = (double)bytes / median(t, 30) * 1e-9;
+        printf("read ceiling (%d blocks x 256): %.0f GB/s\n", blocks, gbps);
+        if (gbps > env->read_gbps)
+            env->read_gbps = gbps;
+    }
+    {
+        const size_t half = bytes / 2;
+        for (int w = 0; w < 3; w++)
+            CU(cudaMemcpyAsync(buf, (char *)buf + half, half, cudaMemcpyDeviceToDevice, env->stream), out);
+        CU(cudaEventRecord(ev[0], env->stream), out);
+        for (int i = 0; i < 20; i++) {
+            CU(cudaMemcpyAsync(buf, (char *)buf + half, half, cudaMemcpyDeviceToDevice, env->stream), out);
+            CU(cudaEventRecord(ev[i + 1], env->stream), out);
+        }
+        CU(cudaEventSynchronize(ev[20]), out);
+        for (int i = 0; i < 20; i++) {
+            float ms;
+            CU(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), out);
+            t[i] = ms * 1e-3;
+        }
+        env->copy_gbps = 2.0 * (double)half / median(t, 20) * 1e-9;
+    }
+    printf("read ceiling: %.0f GB/s; device-to-device copy: %.0f GB/s (read + write)\n\n",
+           env->read_gbps, env->copy_gbps);
+    rc = 0;
+out:
+    for (int i = 0; i < nev; i++)
+        cudaEventDestroy(ev[i]);
+    cudaFree(buf);
+    cudaFree(sink);
+    return rc;
+}
+
+static void cuda_case(const cuda_env *env, const bench_case *c, const char *op, int iters,
+                      int warmup, bench_result *r)
+{
+    const int64_t n = case_numel(c);
+    const size_t es = tool_dtype_size(c->dtype), in_bytes = (size_t)n * es;
+    int64_t oshape[OP_MAX_DIMS];
+    void *in[16] = {0}, *out = NULL;
+    cudaEvent_t *ev = NULL;
+    double *t = NULL;
+    op_context *ctx = NULL;
+    DLTensor x, y;
+    int nbuf = 1, nev = 0;
+    op_status st;
+
+    memset(r, 0, sizeof *r);
+    r->op = op;
+    /* inputs under 4x the L2 rotate among buffers so that each call reads from memory */
+    if (!c->small && in_bytes < 4 * env->l2_bytes) {
+        nbuf = (int)((4 * env->l2_bytes + in_bytes - 1) / in_bytes);
+        if (nbuf > 16)
+            nbuf = 16;
+    }
+    for (int i = 0; i < nbuf; i++) {
+        CU(cudaMalloc(&in[i], in_bytes ? in_bytes : 16), out);
+        if (bench_cuda_fill(in[i], n, c->dtype.code, c->dtype.bits, 42 + (uint64_t)i,
+                            env->stream) != 0)
+            goto out;
+    }
+    if (op_context_create(&ctx) != OP_OK || op_context_set_stream(ctx, env->stream) != OP_OK)
+        goto out;
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    x.data = in[0];
+    x.device = (DLDevice){kDLCUDA, env->dev};
+    x.ndim = c->ndim;
+    x.shape = (int64_t *)c->shape;
+    x.dtype = c->dtype;
+    y.device = x.device;
+    st = bind_call(ctx, c, op, &x, &y, oshape, r->msg, sizeof r->msg);
+    if (st != OP_OK) {
+        r->status = st;
+        goto out;
+    }
+    int64_t nout = 1;
+    for (int32_t i = 0; i < y.ndim; i++)
+        nout *= oshape[i];
+    CU(cudaMalloc(&out, (size_t)nout * es + 16), out);
+    y.data = out;
+    st = op_context_set_output(ctx, 0, &y);
+
+    ev = calloc((size_t)iters + 1, sizeof *ev);
+    t = calloc((size_t)iters, sizeof *t);
+    if (!ev || !t)
+        goto out;
+    for (nev = 0; nev <= iters; nev++)
+        CU(cudaEventCreate(&ev[nev]), out);
+
+    for (int i = 0; i < warmup && st == OP_OK; i++) {
+        x.data = in[i % nbuf];
+        if (nbuf > 1)
+            st = op_context_set_input(ctx, 0, &x);
+        if (st == OP_OK)
+            st = op_run(op, ctx);
+    }
+    CU(cudaEventRecord(ev[0], env->stream), out);
+    for (int i = 0; i < iters && st == OP_OK; i++) {
+        x.data = in[i % nbuf];
+        if (nbuf > 1)
+            st = op_context_set_input(ctx, 0, &x);
+        if (st == OP_OK)
+            st = op_run(op, ctx);
+        CU(cudaEventRecord(ev[i + 1], env->stream), out);
+    }
+    if (st != OP_OK) {
+        r->status = st;
+        snprintf(r->msg, sizeof r->msg, "%s", op_context_error(ctx));
+        goto out;
+    }
+    CU(cudaEventSynchronize(ev[iters]), out);
+    for (int i = 0; i < iters; i++) {
+        float ms;
+        CU(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), out);
+        t[i] = ms * 1e-3;
+    }
+    r->time_us = median(t, iters) * 1e6;
+    r->gbps = (double)(in_bytes + (size_t)nout * es) / (r->time_us * 1e-6) * 1e-9;
+    r->fraction = env->read_gbps > 0 ? r->gbps / env->read_gbps : 0;
+
+    if (c->small) {
+        double t0 = now_s();
+        for (int i = 0; i < BENCH_HOST_LOOP && st == OP_OK; i++)
+            st = op_run(op, ctx);
+        CU(cudaStreamSynchronize(env->stream), out);
+        r->host_us = (now_s() - t0) / BENCH_HOST_LOOP * 1e6;
+        if (st != OP_OK) {
+            r->status = st;
+            snprintf(r->msg, sizeof r->msg, "%s", op_context_error(ctx));
+        }
+    }
+out:
+    if (cudaGetLastError() != cudaSuccess && r->status == 0) {
+        r->status = OP_ERR_DEVICE;
+        snprintf(r->msg, sizeof r->msg, "CUDA error during the case");
+    }
+    for (int i = 0; i < nev; i++)
+        cudaEventDestroy(ev[i]);
+    free(ev);
+    free(t);
+    op_context_destroy(ctx);
+    cudaFree(out);
+    for (int i = 0; i < nbuf; i++)
+        cudaFree(in[i]);
+}
+
+#endif /* OPNN_HAVE_CUDA */
+
+/* --- CPU ------------------------------------------------------------------------------------ */
+
+/* The CPU ceiling: a streaming read of 1 GiB with all OpenMP threads, best of 5. */
+static double cpu_ceiling(void)
+{
+    const size_t n = ((size_t)1 << 30) / sizeof(double);
+    double *buf = malloc(n * sizeof(double)), best = 0;
+    volatile double sink = 0;
+    if (!buf)
+        return 0;
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static)
+#endif
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (double)(i & 1023);
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = now_s(), s = 0;
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static) reduction(+ : s)
+#endif
+        for (size_t i = 0; i < n; i++)
+            s += buf[i];
+        double dt = now_s() - t0, gbps = (double)(n * sizeof(double)) / dt * 1e-9;
+        sink += s;
+        if (gbps > best)
+            best = gbps;
+    }
+    free(buf);
+    printf("CPU read ceiling (%d threads): %.1f GB/s\n\n",
+#if defined(_OPENMP)
+           omp_get_max_threads(),
+#else
+           1,
+#endif
+           best);
+    return best;
+}
+
+static void cpu_case(double ceiling, const bench_case *c, const char *op, int iters, int warmup,
+                     bench_result *r)
+{
+    const int64_t n = case_numel(c);
+    const size_t es = tool_dtype_size(c->dtype), in_bytes = (size_t)n * es;
+    int64_t oshape[OP_MAX_DIMS];
+    void *in = malloc(in_bytes ? in_bytes : 16), *out = NULL;
+    double *t = calloc((size_t)iters, sizeof(double));
+    op_context *ctx = NULL;
+    DLTensor x, y;
+    op_status st;
+
+    memset(r, 0, sizeof *r);
+    r->op = op;
+    if (!in || !t || op_context_create(&ctx) != OP_OK) {
+        r->status = OP_ERR_OUT_OF_MEMORY;
+        snprintf(r->msg, sizeof r->msg, "out of host memory");
+        goto out;
+    }
+    tool_fill_random(42, op, in, c->dtype, n);
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    x.data = in;
+    x.device = (DLDevice){kDLCPU, 0};
+    x.ndim = c->ndim;
+    x.shape = (int64_t *)c->shape;
+    x.dtype = c->dtype;
+    y.device = x.device;
+    st = bind_call(ctx, c, op, &x, &y, oshape, r->msg, sizeof r->msg);
+    if (st != OP_OK) {
+        r->status = st;
+        goto out;
+    }
+    int64_t nout = 1;
+    for (int32_t i = 0; i < y.ndim; i++)
+        nout *= oshape[i];
+    out = malloc((size_t)nout * es + 16);
+    y.data = out;
+    st = out ? op_context_set_output(ctx, 0, &y) : OP_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < warmup && st == OP_OK; i++)
+        st = op_run(op, ctx);
+    for (int i = 0; i < iters && st == OP_OK; i++) {
+        double t0 = now_s();
+        st = op_run(op, ctx);
+        t[i] = now_s() - t0;
+    }
+    if (st != OP_OK) {
+        r->status = st;
+        snprintf(r->msg, sizeof r->msg, "%s", op_context_error(ctx));
+        goto out;
+    }
+    r->time_us = median(t, iters) * 1e6;
+    r->gbps = (double)(in_bytes + (size_t)nout * es) / (r->time_us * 1e-6) * 1e-9;
+    r->fraction = ceiling > 0 ? r->gbps / ceiling : 0;
+    if (c->small) {
+        double t0 = now_s();
+        for (int i = 0; i < BENCH_HOST_LOOP && st == OP_OK; i++)
+            st = op_run(op, ctx);
+        r->host_us = (now_s() - t0) / BENCH_HOST_LOOP * 1e6;
+    }
+out:
+    op_context_destroy(ctx);
+    free(in);
+    free(out);
+    free(t);
+}
+
+/* --- driver --------------------------------------------------------------------------------- */
+
+static void shape_str(const int64_t *v, size_t n, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%lld", i ? "," : "", (long long)v[i]);
+}
+
+static void print_result(const bench_case *c, const bench_result *r, FILE *json, bool *first_json,
+                         const char *device)
+{
+    char shape[128], axes[64], dtbuf[32];
+    const char *dt;
+    shape_str(c->shape, (size_t)c->ndim, shape, sizeof shape);
+    if (c->all_axes)
+        snprintf(axes, sizeof axes, "all");
+    else
+        shape_str(c->axes, c->naxes, axes, sizeof axes);
+    dt = tool_dtype_name(c->dtype, dtbuf, sizeof dtbuf);
+    if (r->status) {
+        printf("%-12s %-11s %-5s  FAILED: %s\n", c->name, r->op, dt, r->msg);
+    } else if (c->small) {
+        printf("%-12s %-11s %-5s %10.2f us/call (events) %8.2f us/call (host loop of %d)\n",
+               c->name, r->op, dt, r->time_us, r->host_us, BENCH_HOST_LOOP);
+    } else {
+        printf("%-12s %-11s %-5s %10.1f us %8.0f GB/s %6.3f of ceiling\n", c->name, r->op, dt,
+               r->time_us, r->gbps, r->fraction);
+    }
+    if (json) {
+        fprintf(json,
+                "%s\n    {\"case\": \"%s\", \"op\": \"%s\", \"device\": \"%s\", \"shape\": [%s], "
+                "\"axes\": \"%s\", \"dtype\": \"%s\", \"status\": %d, \"time_us\": %.3f, "
+                "\"gbps\": %.1f, \"fraction\": %.4f, \"host_loop_us\": %.3f}",
+                *first_json ? "" : ",", c->name, r->op, device, shape, axes, dt, r->status,
+                r->time_us, r->gbps, r->fraction, r->host_us);
+        *first_json = false;
+    }
+}
+
+int opnn_tool_bench(int argc, char **argv)
+{
+    bench_case cases[BENCH_MAX_CASES];
+    size_t ncases = 0;
+    const char *device = NULL, *json_path = NULL, *custom_op = NULL, *custom_shape = NULL;
+    const char *custom_axes = NULL, *custom_dtype = "f32";
+    const char *names[BENCH_MAX_CASES];
+    size_t nnames = 0;
+    int iters = 0, warmup = 5, failures = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            printf("%s", bench_usage);
+            return 0;
+        } else if (!strcmp(a, "--list")) {
+            for (size_t k = 0; k < SUITE_SIZE; k++)
+                printf("%s\n", suite[k].name);
+            return 0;
+        }
+        if (!v) {
+            fprintf(stderr, "opnn bench: %s needs a value\n\n%s", a, bench_usage);
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--device"))
+            device = v;
+        else if (!strcmp(a, "--json"))
+            json_path = v;
+        else if (!strcmp(a, "--case") && nnames < BENCH_MAX_CASES)
+            names[nnames++] = v;
+        else if (!strcmp(a, "--op"))
+            custom_op = v;
+        else if (!strcmp(a, "--shape"))
+            custom_shape = v;
+        else if (!strcmp(a, "--axes"))
+            custom_axes = v;
+        else if (!strcmp(a, "--dtype"))
+            custom_dtype = v;
+        else if (!strcmp(a, "--iters"))
+            iters = atoi(v);
+        else if (!strcmp(a, "--warmup"))
+            warmup = atoi(v);
+        else {
+            fprintf(stderr, "opnn bench: unknown option %s\n\n%s", a, bench_usage);
+            return 2;
+        }
+    }
+    if (device && strcmp(device, "cuda") && strcmp(device, "cpu")) {
+        fprintf(stderr, "opnn bench: --device must be cuda or cpu\n");
+        return 2;
+    }
+    if (!device)
+        device = tool_cuda_available(NULL) ? "cuda" : "cpu";
+    bool cuda = !strcmp(device, "cuda");
+    if (iters <= 0)
+        iters = cuda ? 30 : 10;
+    if (cuda && iters < 20)
+        iters = 20; /* the median of at least 20 runs */
+    if (warmup < 1)
+        warmup = 1;
+
+    /* the cases */
+    if (custom_op || custom_shape) {
+        bench_case *c = &cases[ncases++];
+        size_t nd = 0;
+        memset(c, 0, sizeof *c);
+        snprintf(c->name, sizeof c->name, "custom");
+        c->op = custom_op ? custom_op : "ReduceSum";
+        if (!custom_shape || !parse_list(custom_shape, c->shape, OP_MAX_DIMS, &nd) || nd == 0) {
+            fprintf(stderr, "opnn bench: --op needs --shape D0,D1,...\n");
+            return 2;
+        }
+        c->ndim = (int32_t)nd;
+        if (custom_axes) {
+            if (!parse_list(custom_axes, c->axes, OP_MAX_DIMS, &c->naxes)) {
+                fprintf(stderr, "opnn bench: bad --axes %s\n", custom_axes);
+                return 2;
+            }
+        } else {
+            c->all_axes = true;
+        }
+        if (!tool_dtype_parse(custom_dtype, &c->dtype)) {
+            fprintf(stderr, "opnn bench: unknown dtype %s\n", custom_dtype);
+            return 2;
+        }
+        c->small = (size_t)case_numel(c) * tool_dtype_size(c->dtype) < ((size_t)1 << 20);
+    }
+    for (size_t k = 0; k < SUITE_SIZE && (ncases == 0 || nnames > 0); k++) {
+        bool want = nnames == 0 && !(custom_op || custom_shape);
+        for (size_t j = 0; j < nnames; j++)
+            want = want || !strcmp(names[j], suite[k].name);
+        if (want && ncases < BENCH_MAX_CASES)
+            case_from_suite(&cases[ncases++], &suite[k]);
+    }
+    for (size_t j = 0; j < nnames; j++) {
+        bool known = false;
+        for (size_t k = 0; k < SUITE_SIZE; k++)
+            known = known || !strcmp(names[j], suite[k].name);
+        if (!known) {
+            fprintf(stderr, "opnn bench: no case named %s (opnn bench --list)\n", names[j]);
+            return 2;
+        }
+    }
+
+    FILE *json = NULL;
+    bool first_json = true;
+    if (json_path) {
+        json = fopen(json_path, "w");
+        if (!json) {
+            fprintf(stderr, "opnn bench: cannot write %s: %s\n", json_path, strerror(errno));
+            return 1;
+        }
+    }
+
+    double ceiling = 0, copy = 0;
+    char devname[256] = "cpu";
+#if defined(OPNN_HAVE_CUDA)
+    cuda_env env;
+    memset(&env, 0, sizeof env);
+#endif
+    if (cuda) {
+#if defined(OPNN_HAVE_CUDA)
+        struct cudaDeviceProp prop;
+        int l2 = 0;
+        if (!tool_cuda_available(NULL) || cudaGetDevice(&env.dev) != cudaSuccess ||
+            cudaGetDeviceProperties(&prop, env.dev) != cudaSuccess ||
+            cudaStreamCreateWithFlags(&env.stream, cudaStreamNonBlocking) != cudaSuccess) {
+            fprintf(stderr, "opnn bench: no usable CUDA device\n");
+            if (json)
+                fclose(json);
+            return 1;
+        }
+        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, env.dev);
+        env.l2_bytes = (size_t)l2;
+        env.sm_count = prop.multiProcessorCount;
+        snprintf(devname, sizeof devname, "%s", prop.name);
+        printf("device: %s, %d SMs, %d MB L2, cc %d.%d\n", prop.name, prop.multiProcessorCount,
+               l2 >> 20, prop.major, prop.minor);
+        if (cuda_ceiling(&env) != 0) {
+            if (json)
+                fclose(json);
+            return 1;
+        }
+        ceiling = env.read_gbps;
+        copy = env.copy_gbps;
+#else
+        fprintf(stderr, "opnn bench: this opnn was built without CUDA\n");
+        if (json)
+            fclose(json);
+        return 1;
+#endif
+    } else {
+        ceiling = cpu_ceiling();
+    }
+    if (json)
+        fprintf(json,
+                "{\n  \"device\": \"%s\", \"gpu\": \"%s\", \"read_ceiling_gbps\": %.1f, "
+                "\"copy_gbps\": %.1f, \"iters\": %d,\n  \"results\": [",
+                device, devname, ceiling, copy, iters);
+
+    for (size_t k = 0; k < ncases; k++) {
+        const bench_case *c = &cases[k];
+        const char *ops[3] = {c->op ? c->op : "ReduceSum", "ReduceMean", "ReduceMax"};
+        int nops = c->mean_max ? 3 : 1;
+        for (int o = 0; o < nops; o++) {
+            bench_result r;
+#if defined(OPNN_HAVE_CUDA)
+            if (cuda)
+                cuda_case(&env, c, ops[o], iters, warmup, &r);
+            else
+#endif
+                cpu_case(ceiling, c, ops[o], iters, warmup, &r);
+            print_result(c, &r, json, &first_json, device);
+            fflush(stdout);
+            failures += r.status != 0;
+        }
+    }
+    if (json) {
+        fprintf(json, "\n  ]\n}\n");
+        fclose(json);
+    }
+#if defined(OPNN_HAVE_CUDA)
+    if (cuda)
+        cudaStreamDestroy(env.stream);
+#endif
+    return failures ? 1 : 0;
+}

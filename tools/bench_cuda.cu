@@ -1,0 +1,117 @@
+/* The CUDA side of `opnn bench` (bench.c): the read-only streaming kernel whose bandwidth is the
+ * "read ceiling" each case is measured against, and a device-side random fill so that inputs of
+ * gigabytes need no host pass. Part of the tool, not of the library. */
+#include <stdint.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "bench_cuda.h"
+
+namespace {
+
+constexpr int kReadUnroll = 4;
+
+/* The same 16-byte streaming load the reduce kernels use. */
+__device__ __forceinline__ uint4 load_stream(const uint4 *p)
+{
+    uint4 v;
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p));
+    return v;
+}
+
+/* Reads n16 16-byte vectors, each block an equal contiguous chunk, kReadUnroll loads in flight
+ * per thread, and writes one word per block (so the reads cannot be dropped). */
+__global__ void __launch_bounds__(256) read_kernel(const uint4 *in, int64_t n16, unsigned *sink)
+{
+    const int64_t per = (n16 + gridDim.x - 1) / gridDim.x;
+    const int64_t lo = (int64_t)blockIdx.x * per;
+    const int64_t hi = lo + per < n16 ? lo + per : n16;
+    unsigned acc = 0;
+    int64_t i = lo + threadIdx.x;
+    for (; i + (kReadUnroll - 1) * (int64_t)blockDim.x < hi; i += kReadUnroll * (int64_t)blockDim.x) {
+        uint4 v[kReadUnroll];
+#pragma unroll
+        for (int u = 0; u < kReadUnroll; u++)
+            v[u] = load_stream(in + i + u * (int64_t)blockDim.x);
+#pragma unroll
+        for (int u = 0; u < kReadUnroll; u++)
+            acc ^= v[u].x + v[u].y + v[u].z + v[u].w;
+    }
+    for (; i < hi; i += blockDim.x) {
+        uint4 v = load_stream(in + i);
+        acc ^= v.x + v.y + v.z + v.w;
+    }
+    __shared__ unsigned s[32];
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2)
+        acc ^= __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0)
+        s[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (unsigned w = 1; w < blockDim.x / 32; w++)
+            acc ^= s[w];
+        sink[blockIdx.x] = acc;
+    }
+}
+
+__device__ __forceinline__ uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1) for floats, [-1000, 1000] for integers. */
+template <class T> __device__ T make_value(uint64_t h);
+template <> __device__ float make_value<float>(uint64_t h) { return (float)((double)(h >> 11) * 0x1.0p-52 - 1.0); }
+template <> __device__ double make_value<double>(uint64_t h) { return (double)(h >> 11) * 0x1.0p-52 - 1.0; }
+template <> __device__ __half make_value<__half>(uint64_t h) { return __float2half(make_value<float>(h)); }
+template <> __device__ __nv_bfloat16 make_value<__nv_bfloat16>(uint64_t h) { return __float2bfloat16(make_value<float>(h)); }
+template <> __device__ int32_t make_value<int32_t>(uint64_t h) { return (int32_t)(h % 2001) - 1000; }
+template <> __device__ int64_t make_value<int64_t>(uint64_t h) { return (int64_t)(h % 2001) - 1000; }
+
+template <class T> __global__ void fill_kernel(T *out, int64_t n, uint64_t seed)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        out[i] = make_value<T>(mix(seed + 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)));
+}
+
+} // namespace
+
+extern "C" {
+
+int bench_cuda_read(const void *data, size_t bytes, int blocks, void *sink, void *stream)
+{
+    read_kernel<<<blocks, 256, 0, (cudaStream_t)stream>>>((const uint4 *)data, (int64_t)(bytes / 16),
+                                                         (unsigned *)sink);
+    return (int)cudaGetLastError();
+}
+
+int bench_cuda_fill(void *data, int64_t n, int code, int bits, uint64_t seed, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    const int grid = 4096, block = 256;
+    if (code == 2 && bits == 32) /* kDLFloat */
+        fill_kernel<float><<<grid, block, 0, s>>>((float *)data, n, seed);
+    else if (code == 2 && bits == 64)
+        fill_kernel<double><<<grid, block, 0, s>>>((double *)data, n, seed);
+    else if (code == 2 && bits == 16)
+        fill_kernel<__half><<<grid, block, 0, s>>>((__half *)data, n, seed);
+    else if (code == 4 && bits == 16) /* kDLBfloat */
+        fill_kernel<__nv_bfloat16><<<grid, block, 0, s>>>((__nv_bfloat16 *)data, n, seed);
+    else if (code == 0 && bits == 32) /* kDLInt */
+        fill_kernel<int32_t><<<grid, block, 0, s>>>((int32_t *)data, n, seed);
+    else if (code == 0 && bits == 64)
+        fill_kernel<int64_t><<<grid, block, 0, s>>>((int64_t *)data, n, seed);
+    else
+        return (int)cudaErrorInvalidValue;
+    return (int)cudaGetLastError();
+}
+
+} // extern "C"

@@ -1,0 +1,25 @@
+/* The CUDA helpers of `opnn bench` (tools/bench_cuda.cu). Part of the tool, not of the library. */
+#ifndef OPNN_TOOLS_BENCH_CUDA_H
+#define OPNN_TOOLS_BENCH_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Enqueues the read-only streaming kernel over bytes (a multiple of 16) of device memory on
+ * stream, with `blocks` blocks of 256 threads; sink receives one word per block. Returns a
+ * cudaError_t (0: success). */
+int bench_cuda_read(const void *data, size_t bytes, int blocks, void *sink, void *stream);
+
+/* Fills n elements (DLPack dtype code and bits) with seeded random values: uniform in [-1, 1)
+ * for floats, in [-1000, 1000] for integers. Returns a cudaError_t. */
+int bench_cuda_fill(void *data, int64_t n, int code, int bits, uint64_t seed, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPNN_TOOLS_BENCH_CUDA_H */
