@@ -75,7 +75,7 @@ bool tool_reference(const tool_reduce_args *a, const void *in, DLDataType t, int
 /* Comparison of nout outputs (dtype t) with the reference. */
 typedef struct tool_compare_result {
     double max_abs;    /* max |out - ref| (0 for NaN matching NaN) */
-    double max_rel;    /* max |out - ref| / |ref| where |ref| exceeds its tolerance */
+    double max_rel;    /* norm-wise: max_abs / max |ref| (finite refs) */
     int64_t bad;       /* outputs outside the tolerance */
     int64_t first_bad; /* index of the first, -1 if none */
     double first_out, first_ref;
