@@ -203,10 +203,13 @@ static op_status opnn__check_output(const opnn_op *op, op_context *ctx, int i)
         return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
                               "%s: output %d has shape %s, expected %s", op->name, i, gs, ws);
     }
-    if (!opnn__tensor_is_compact(y))
+    if (!opnn__tensor_is_compact(y)) {
+        char ss[256];
+        opnn__shape_format(y->ndim, y->strides, ss, sizeof(ss));
         return opnn__ctx_fail(ctx, OP_ERR_UNSUPPORTED,
-                              "%s: output %d is strided; outputs must be compact row-major",
-                              op->name, i);
+                              "%s: output %d has strides %s; outputs must be compact row-major",
+                              op->name, i, ss);
+    }
     return OP_OK;
 }
 
