@@ -66,9 +66,10 @@ typedef enum ts_op { TS_SUM, TS_MEAN, TS_MAX, TS_MIN, TS_PROD } ts_op;
 ts_op ts_op_from_name(const char *op); /* "ReduceSum" ... */
 
 /* Reduces x over the dims in mask (bit i = dim i) into out_f (floats, n outputs) or out_i
- * (integers), in compact output order of the kept dims. Float results in double; integer
- * results wrap like int64 then are truncated to the dtype's width. Returns the number of
- * outputs. empty-set identities per DESIGN.md. */
+ * (integers), in compact output order of the kept dims. Float results in double (sums and
+ * means compensated, so within a few ulp of exact whatever N); integer results wrap like int64
+ * then are truncated to the dtype's width. Returns the number of outputs (-1 if out of memory).
+ * empty-set identities per DESIGN.md. */
 int64_t ts_reference(ts_op op, const DLTensor *x, uint32_t mask, double *out_f, int64_t *out_i);
 
 /* Compares output (dtype t, n elements) with the reference. Tolerance: relative+absolute per

@@ -1,0 +1,147 @@
+/* What every instantiation of the CPU reduce template (kernel/cpu/reduce_cpu_impl.h) shares:
+ * the blocking constants that fix the order of operations, the walk over strided runs, and the
+ * entry-point type the dispatcher (kernel/cpu/reduce_cpu.c) calls through.
+ *
+ * The order of operations, and so the rounding, depends only on the plan: never on the thread
+ * count, on how work is split between threads, or on the instruction set. Every reduced extent
+ * is cut into leaves of a fixed size, each leaf accumulates into RC_LANES independent lanes, and
+ * leaves are combined in an aligned binary tree (pairwise). Threads take whole subtrees; their
+ * results are combined in the same tree. */
+#ifndef OPNN_KERNEL_CPU_REDUCE_CPU_COMMON_H
+#define OPNN_KERNEL_CPU_REDUCE_CPU_COMMON_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <omp.h>
+
+#include "core/plan.h"
+#include "kernel/reduce_kernels.h"
+
+#define RC_CAT_(a, b) a##b
+#define RC_CAT(a, b) RC_CAT_(a, b)
+
+/* Vectors per lane group: a leaf keeps 4 vectors of accumulators (32 f32 lanes, 16 f64/i64
+ * lanes), enough to hide the add latency on current x86 cores. */
+#define RC_NVEC 4
+
+/* Elements per leaf of a contiguous (or strided) run. Each lane adds at most RC_LEAF / lanes
+ * (64 for f32) elements serially; above that the sum is pairwise. */
+#define RC_LEAF 2048
+
+/* Column reductions: a panel of at most RC_PANEL_VECS vectors (512 f32 columns, 2 KiB) is
+ * carried through the pairwise tree over rows; a leaf is rc_col_leaf_rows() rows. */
+#define RC_PANEL_VECS 64
+
+/* Less work than this (elements read) runs on the calling thread: a parallel region costs a
+ * few microseconds. */
+#define RC_PAR_MIN ((int64_t)1 << 15)
+
+/* Most parallel subtrees of one reduction whose partial results are kept on the stack. */
+#define RC_MAX_PARTS 256
+
+/* What finalize needs: the number of elements combined (N of Mean) and 1/N. */
+typedef struct rc_fin {
+    int64_t n;
+    double inv; /* 1/n; +inf for n == 0, so that Mean of an empty set is 0 * inf = NaN */
+} rc_fin;
+
+static inline rc_fin rc_fin_make(int64_t n)
+{
+    rc_fin f;
+    f.n = n;
+    f.inv = n > 0 ? 1.0 / (double)n : (double)INFINITY;
+    return f;
+}
+
+/* Smallest h with 2^h >= n (n >= 1). */
+static inline int rc_ceil_log2(int64_t n)
+{
+    int h = 0;
+    while (((int64_t)1 << h) < n)
+        h++;
+    return h;
+}
+
+static inline int64_t rc_min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static inline int64_t rc_ceil_div(int64_t a, int64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+/* Rows per leaf of a column reduction of B columns: about 2048 elements per leaf, between 16
+ * and 128 rows (serial chain per lane). Depends on B only, so every column of one plan is
+ * summed in the same order. */
+static inline int64_t rc_col_leaf_rows(int64_t b)
+{
+    int64_t rows = 2048 / (b > 0 ? b : 1);
+    return rows < 16 ? 16 : rows > 128 ? 128 : rows;
+}
+
+/* Threads OpenMP would use for a parallel region here (1 inside one already). */
+static inline int rc_threads(void)
+{
+    return omp_in_parallel() ? 1 : omp_get_max_threads();
+}
+
+/* Number of parallel subtrees for a tree of 2^h leaves shared by `tasks` independent problems
+ * on t threads: a power of two, enough for about four pieces per thread, at most 2^h and
+ * RC_MAX_PARTS. 1 when the problems alone keep the threads busy. */
+static inline int64_t rc_split_parts(int h, int64_t tasks, int t)
+{
+    int64_t want = rc_ceil_div(4 * (int64_t)t, tasks > 0 ? tasks : 1);
+    int64_t parts = 1;
+    while (parts < want && parts < ((int64_t)1 << h) && parts < RC_MAX_PARTS)
+        parts *= 2;
+    return parts;
+}
+
+/* A set of m strided runs: run k starts at offset(k) (the multi-index of k over shape[],
+ * outermost first, dotted with stride[]) and holds n elements at stride s. nd == 0 is one run. */
+typedef struct rc_runs {
+    int nd;
+    int64_t shape[OP_MAX_DIMS];
+    int64_t stride[OP_MAX_DIMS];
+    int64_t m;
+    int64_t n, s;
+} rc_runs;
+
+static inline int64_t rc_runs_offset(const rc_runs *g, int64_t k)
+{
+    int64_t off = 0;
+    if (g->nd == 1)
+        return k * g->stride[0];
+    for (int d = g->nd - 1; d >= 0 && k > 0; d--) {
+        off += (k % g->shape[d]) * g->stride[d];
+        k /= g->shape[d];
+    }
+    return off;
+}
+
+/* One (kind, dtype) reduction for one instruction set: runs the whole plan. */
+typedef void (*opnn_cpu_reduce_fn)(const opnn_reduce_plan *plan, const void *in, void *out);
+
+/* Dtype slots of the tables below. */
+enum {
+    OPNN_CPU_F32 = 0,
+    OPNN_CPU_F64,
+    OPNN_CPU_F16,
+    OPNN_CPU_BF16,
+    OPNN_CPU_I32,
+    OPNN_CPU_I64,
+    OPNN_CPU_DTYPE_COUNT_
+};
+
+/* Built-in reductions per instruction set: [kind][dtype slot]. The AVX2 table is all NULL when
+ * the compiler cannot target AVX2 (non-x86 builds). */
+extern const opnn_cpu_reduce_fn opnn__cpu_reduce_base[OPNN_REDUCE_KIND_COUNT_]
+                                                     [OPNN_CPU_DTYPE_COUNT_];
+extern const opnn_cpu_reduce_fn opnn__cpu_reduce_avx2[OPNN_REDUCE_KIND_COUNT_]
+                                                     [OPNN_CPU_DTYPE_COUNT_];
+
+#endif /* OPNN_KERNEL_CPU_REDUCE_CPU_COMMON_H */

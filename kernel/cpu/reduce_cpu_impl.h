@@ -1,0 +1,715 @@
+/* The CPU reduce template: every plan class of core/plan.h for one reduction (one kind, one
+ * dtype, one instruction set). No include guard: include it once per instantiation, after
+ * kernel/cpu/reduce_cpu_common.h and kernel/cpu/reduce_cpu_simd.h, with these defined:
+ *
+ *   per dtype (the includer defines them, and #undefs them when done with the dtype):
+ *     RC_T            element type in memory (float, uint16_t, int32_t ...)
+ *     RC_A            accumulator type (float, double, uint64_t, int64_t)
+ *     RC_V            32-byte vector of RC_A (kernel/cpu/reduce_cpu_simd.h)
+ *     RC_VL           lanes of RC_V: 8 or 4
+ *     RC_LOAD(p)      element *p (p a const RC_T *) as an RC_A, with any elementwise step
+ *                     of the reduction (|x| for L1, x*x for L2 ...)
+ *     RC_VLOAD(p)     RC_VL consecutive elements from p as an RC_V, each as RC_LOAD does
+ *     RC_STORE(p, a)  writes the RC_A a to *p (p an RC_T *), converting once
+ *   per reduction (#undef'd at the end of this file):
+ *     RC_NAME         token naming the instantiation (sum_f32); functions are
+ *                     rc_<RC_NAME>_<RC_ISA>_<what>, the entry rc_<RC_NAME>_<RC_ISA>_run
+ *     RC_IDENT        identity of RC_COMB, an RC_A (0, 1, -inf ...)
+ *     RC_COMB(a, b)   a combined with b (both RC_A): associative up to rounding
+ *     RC_VCOMB(a, b)  the same, lane by lane, on two RC_V
+ *     RC_FINAL(a, f)  the result (an RC_A) from accumulator a and f, a const rc_fin * (N, 1/N)
+ *   and RC_ISA, a token naming the instruction set (base, avx2), set by the translation unit.
+ *
+ * Combining with RC_IDENT must give back the other operand exactly (x + 0 with x never -0,
+ * x * 1, max(x, -inf)): padding lanes hold RC_IDENT, and a lane group that received nothing is
+ * left out of the fold. Macro arguments may be evaluated more than once.
+ *
+ * Order of operations (kernel/cpu/reduce_cpu_common.h): a run of n elements is cut into leaves
+ * of RC_LEAF; in a leaf, element i goes to lane i % RC_W of RC_NVEC vectors, which fold into one
+ * vector as ((v0 + v2) + (v1 + v3)); leaves combine in an aligned pairwise tree; at the end the
+ * lanes of the vector fold pairwise (lane j with lane j + RC_VL/2, and so on down). Columns
+ * keep one lane per column and the same tree over leaves of rc_col_leaf_rows() rows. */
+
+#define RCF(f) RC_CAT(RC_CAT(RC_CAT(rc_, RC_NAME), RC_CAT(_, RC_ISA)), RC_CAT(_, f))
+#define RC_W (RC_NVEC * RC_VL)
+
+#if !defined(RC_UNROLL_DEFINED_)
+#define RC_UNROLL_DEFINED_
+#if defined(__clang__)
+#define RC_UNROLL8 _Pragma("unroll 8")
+#elif defined(__GNUC__)
+#define RC_UNROLL8 _Pragma("GCC unroll 8")
+#else
+#define RC_UNROLL8
+#endif
+#if defined(__GNUC__)
+#define RC_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define RC_ALWAYS_INLINE inline
+#endif
+#endif
+
+OPNN_VINLINE RC_V RCF(splat)(RC_A s)
+{
+    RC_V v;
+    for (int j = 0; j < RC_VL; j++)
+        v[j] = s;
+    return v;
+}
+
+/* m (1 <= m <= RC_VL) elements at stride s into the first m lanes; the others hold RC_IDENT. */
+OPNN_VINLINE RC_V RCF(vload_part)(const RC_T *p, int64_t s, int64_t m)
+{
+    RC_V v = RCF(splat)(RC_IDENT);
+    for (int64_t j = 0; j < m; j++)
+        v[j] = RC_LOAD(p + j * s);
+    return v;
+}
+
+/* RC_VL elements at stride s. */
+OPNN_VINLINE RC_V RCF(vload_s)(const RC_T *p, int64_t s)
+{
+    RC_V v;
+    if (s == 1)
+        return RC_VLOAD(p);
+    for (int j = 0; j < RC_VL; j++)
+        v[j] = RC_LOAD(p + j * s);
+    return v;
+}
+
+/* Pairwise fold of the lanes of *v: lane j with lane j + w for w = RC_VL/2 ... 1. */
+static inline RC_A RCF(hfold)(const RC_V *pv)
+{
+    RC_V v = *pv;
+    for (int w = RC_VL / 2; w > 0; w /= 2)
+        for (int j = 0; j < w; j++)
+            v[j] = RC_COMB(v[j], v[j + w]);
+    return v[0];
+}
+
+/* hfold of RC_VL vectors at once: lane g of the result is hfold(&v[g]), bit for bit. */
+OPNN_VINLINE RC_V RCF(tfold)(const RC_V *v)
+{
+#if RC_VL == 8
+    RC_V u0 = RC_VCOMB(OPNN_SHUF32(v[0], v[1], 0, 1, 2, 3, 8, 9, 10, 11),
+                       OPNN_SHUF32(v[0], v[1], 4, 5, 6, 7, 12, 13, 14, 15));
+    RC_V u1 = RC_VCOMB(OPNN_SHUF32(v[2], v[3], 0, 1, 2, 3, 8, 9, 10, 11),
+                       OPNN_SHUF32(v[2], v[3], 4, 5, 6, 7, 12, 13, 14, 15));
+    RC_V u2 = RC_VCOMB(OPNN_SHUF32(v[4], v[5], 0, 1, 2, 3, 8, 9, 10, 11),
+                       OPNN_SHUF32(v[4], v[5], 4, 5, 6, 7, 12, 13, 14, 15));
+    RC_V u3 = RC_VCOMB(OPNN_SHUF32(v[6], v[7], 0, 1, 2, 3, 8, 9, 10, 11),
+                       OPNN_SHUF32(v[6], v[7], 4, 5, 6, 7, 12, 13, 14, 15));
+    RC_V w0 = RC_VCOMB(OPNN_SHUF32(u0, u1, 0, 1, 4, 5, 8, 9, 12, 13),
+                       OPNN_SHUF32(u0, u1, 2, 3, 6, 7, 10, 11, 14, 15));
+    RC_V w1 = RC_VCOMB(OPNN_SHUF32(u2, u3, 0, 1, 4, 5, 8, 9, 12, 13),
+                       OPNN_SHUF32(u2, u3, 2, 3, 6, 7, 10, 11, 14, 15));
+    return RC_VCOMB(OPNN_SHUF32(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14),
+                    OPNN_SHUF32(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15));
+#elif RC_VL == 4
+    RC_V u0 = RC_VCOMB(OPNN_SHUF64(v[0], v[1], 0, 1, 4, 5), OPNN_SHUF64(v[0], v[1], 2, 3, 6, 7));
+    RC_V u1 = RC_VCOMB(OPNN_SHUF64(v[2], v[3], 0, 1, 4, 5), OPNN_SHUF64(v[2], v[3], 2, 3, 6, 7));
+    return RC_VCOMB(OPNN_SHUF64(u0, u1, 0, 2, 4, 6), OPNN_SHUF64(u0, u1, 1, 3, 5, 7));
+#else
+#error "RC_VL must be 8 or 4"
+#endif
+}
+
+static inline void RCF(put)(RC_T *out, RC_A a, const rc_fin *fin)
+{
+    (void)fin;
+    RC_STORE(out, RC_FINAL(a, fin));
+}
+
+/* --- runs: n elements at stride s --------------------------------------------------------------
+ */
+
+/* A leaf: n elements (1 <= n <= RC_LEAF) at stride s; element i goes to lane i % RC_W. */
+static RC_ALWAYS_INLINE void RCF(leaf_body)(const RC_T *x, int64_t n, int64_t s, RC_V *res)
+{
+    RC_V a0 = RCF(splat)(RC_IDENT), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+
+    if (s == 1) {
+        for (; i + RC_W <= n; i += RC_W) {
+            a0 = RC_VCOMB(a0, RC_VLOAD(x + i));
+            a1 = RC_VCOMB(a1, RC_VLOAD(x + i + RC_VL));
+            a2 = RC_VCOMB(a2, RC_VLOAD(x + i + 2 * RC_VL));
+            a3 = RC_VCOMB(a3, RC_VLOAD(x + i + 3 * RC_VL));
+        }
+    } else if (s == 0) {
+        /* broadcast: the same element everywhere (a [2^32] view of one value reads one) */
+        RC_V v = RCF(splat)(RC_LOAD(x));
+        for (; i + RC_W <= n; i += RC_W) {
+            a0 = RC_VCOMB(a0, v);
+            a1 = RC_VCOMB(a1, v);
+            a2 = RC_VCOMB(a2, v);
+            a3 = RC_VCOMB(a3, v);
+        }
+    } else {
+        for (; i + RC_W <= n; i += RC_W) {
+            const RC_T *p = x + i * s;
+            a0 = RC_VCOMB(a0, RCF(vload_s)(p, s));
+            a1 = RC_VCOMB(a1, RCF(vload_s)(p + RC_VL * s, s));
+            a2 = RC_VCOMB(a2, RCF(vload_s)(p + 2 * RC_VL * s, s));
+            a3 = RC_VCOMB(a3, RCF(vload_s)(p + 3 * RC_VL * s, s));
+        }
+    }
+    if (i < n) {
+        /* fewer than RC_W left: vector k takes the next RC_VL of them, IDENT-padded */
+        int64_t m = n - i;
+        const RC_T *p = x + i * s;
+        a0 = RC_VCOMB(a0, m >= RC_VL ? RCF(vload_s)(p, s) : RCF(vload_part)(p, s, m));
+        if (m > RC_VL) {
+            p += RC_VL * s;
+            m -= RC_VL;
+            a1 = RC_VCOMB(a1, m >= RC_VL ? RCF(vload_s)(p, s) : RCF(vload_part)(p, s, m));
+        }
+        if (m > RC_VL) {
+            p += RC_VL * s;
+            m -= RC_VL;
+            a2 = RC_VCOMB(a2, m >= RC_VL ? RCF(vload_s)(p, s) : RCF(vload_part)(p, s, m));
+        }
+        if (m > RC_VL) {
+            p += RC_VL * s;
+            m -= RC_VL;
+            a3 = RC_VCOMB(a3, RCF(vload_part)(p, s, m));
+        }
+    }
+    *res = RC_VCOMB(RC_VCOMB(a0, a2), RC_VCOMB(a1, a3));
+}
+
+static void RCF(leaf)(const RC_T *x, int64_t n, int64_t s, RC_V *res)
+{
+    RCF(leaf_body)(x, n, s, res);
+}
+
+/* Leaves [lo, lo + size) of a run (size a power of two; leaves at or past the end absent). */
+static void RCF(node)(const RC_T *x, int64_t n, int64_t s, int64_t lo, int64_t size, RC_V *res)
+{
+    int64_t half;
+
+    if (size == 1) {
+        int64_t b = lo * RC_LEAF;
+        RCF(leaf)(x + b * s, rc_min64(RC_LEAF, n - b), s, res);
+        return;
+    }
+    half = size / 2;
+    RCF(node)(x, n, s, lo, half, res);
+    if ((lo + half) * RC_LEAF < n) {
+        RC_V r;
+        RCF(node)(x, n, s, lo + half, half, &r);
+        *res = RC_VCOMB(*res, r);
+    }
+}
+
+static void RCF(root)(const RC_T *x, int64_t n, int64_t s, RC_V *res)
+{
+    if (n <= 0) {
+        *res = RCF(splat)(RC_IDENT);
+        return;
+    }
+    RCF(node)(x, n, s, 0, (int64_t)1 << rc_ceil_log2(rc_ceil_div(n, RC_LEAF)), res);
+}
+
+/* Folds parts[lo, lo + size) into parts[lo] in the tree's order; parts from `live` on are
+ * absent (they covered no leaf). */
+static void RCF(fold_parts)(RC_V *parts, int64_t lo, int64_t size, int64_t live)
+{
+    int64_t half;
+
+    if (size == 1)
+        return;
+    half = size / 2;
+    RCF(fold_parts)(parts, lo, half, live);
+    if (lo + half < live) {
+        RCF(fold_parts)(parts, lo + half, half, live);
+        parts[lo] = RC_VCOMB(parts[lo], parts[lo + half]);
+    }
+}
+
+/* root() with the top of the tree split between threads: the same result. */
+static void RCF(root_par)(const RC_T *x, int64_t n, int64_t s, RC_V *res)
+{
+    RC_V parts[RC_MAX_PARTS];
+    int t = rc_threads();
+    int64_t nl, nparts, size, live;
+    int h;
+
+    if (t <= 1 || n < RC_PAR_MIN) {
+        RCF(root)(x, n, s, res);
+        return;
+    }
+    nl = rc_ceil_div(n, RC_LEAF);
+    h = rc_ceil_log2(nl);
+    nparts = rc_split_parts(h, 1, t);
+    size = ((int64_t)1 << h) / nparts;
+    live = rc_ceil_div(nl, size);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < live; i++)
+        RCF(node)(x, n, s, i * size, size, &parts[i]);
+    RCF(fold_parts)(parts, 0, nparts, live);
+    *res = parts[0];
+}
+
+/* --- rows: [A, R], each row a run ------------------------------------------------------------- */
+
+/* One row: the run's tree, its lanes folded, finalized. (Parallel loop bodies only call
+ * functions like this one, with scalars and pointers: with Clang the outlined body does not get
+ * the translation unit's target attribute, and must not pass vectors or inline vector code.) */
+static void RCF(row_one)(const RC_T *x, int64_t R, int64_t rs, RC_T *out, const rc_fin *fin)
+{
+    RC_V v;
+    RCF(root)(x, R, rs, &v);
+    RCF(put)(out, RCF(hfold)(&v), fin);
+}
+
+/* RC_VL rows of at most RC_W elements: one leaf each, folded together by tfold. */
+static void RCF(rows_short_batch)(const RC_T *x, int64_t as, int64_t R, int64_t rs, RC_T *out,
+                                  const rc_fin *fin)
+{
+    RC_V v[RC_VL], r;
+
+    if (rs == 1) {
+        for (int g = 0; g < RC_VL; g++)
+            RCF(leaf_body)(x + g * as, R, 1, &v[g]);
+    } else {
+        for (int g = 0; g < RC_VL; g++)
+            RCF(leaf)(x + g * as, R, rs, &v[g]);
+    }
+    r = RCF(tfold)(v);
+    for (int g = 0; g < RC_VL; g++)
+        RCF(put)(out + g, r[g], fin);
+}
+
+static void RCF(rows_short)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t rs, RC_T *out,
+                            const rc_fin *fin)
+{
+    int64_t nb = A / RC_VL;
+    int t = rc_threads();
+
+#pragma omp parallel for schedule(static) if (t > 1 && A * R >= RC_PAR_MIN)
+    for (int64_t b = 0; b < nb; b++)
+        RCF(rows_short_batch)(x + b * RC_VL * as, as, R, rs, out + b * RC_VL, fin);
+    for (int64_t a = nb * RC_VL; a < A; a++)
+        RCF(row_one)(x + a * as, R, rs, out + a, fin);
+}
+
+static void RCF(rows)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t rs, RC_T *out,
+                      const rc_fin *fin)
+{
+    int t = rc_threads();
+
+    if (R <= RC_W) {
+        RCF(rows_short)(x, A, as, R, rs, out, fin);
+        return;
+    }
+    if (t > 1 && A < 4 * t && R >= RC_PAR_MIN) {
+        /* few long rows: split inside each row */
+        for (int64_t a = 0; a < A; a++) {
+            RC_V v;
+            RCF(root_par)(x + a * as, R, rs, &v);
+            RCF(put)(out + a, RCF(hfold)(&v), fin);
+        }
+        return;
+    }
+#pragma omp parallel for schedule(static) if (t > 1 && A * R >= RC_PAR_MIN)
+    for (int64_t a = 0; a < A; a++)
+        RCF(row_one)(x + a * as, R, rs, out + a, fin);
+}
+
+/* --- columns: [A, R, B] with unit stride along B, one lane per column ------------------------- */
+
+/* nrows rows of nv consecutive vectors; nv is a constant after inlining, so the accumulators
+ * stay in registers. */
+static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, int64_t rs, int64_t nrows, RC_V *res,
+                                        const int nv)
+{
+    RC_V a[8];
+
+    RC_UNROLL8
+    for (int k = 0; k < nv; k++)
+        a[k] = RCF(splat)(RC_IDENT);
+    for (int64_t r = 0; r < nrows; r++) {
+        const RC_T *p = x + r * rs;
+        RC_UNROLL8
+        for (int k = 0; k < nv; k++)
+            a[k] = RC_VCOMB(a[k], RC_VLOAD(p + k * RC_VL));
+    }
+    RC_UNROLL8
+    for (int k = 0; k < nv; k++)
+        res[k] = a[k];
+}
+
+/* The last cols (< RC_VL) columns of a panel. */
+static void RCF(ctile_part)(const RC_T *x, int64_t rs, int64_t nrows, int64_t cols, RC_V *res)
+{
+    RC_V a = RCF(splat)(RC_IDENT);
+    for (int64_t r = 0; r < nrows; r++)
+        a = RC_VCOMB(a, RCF(vload_part)(x + r * rs, 1, cols));
+    *res = a;
+}
+
+/* A leaf of a panel: nrows rows of cols (<= the panel width) columns. */
+static void RCF(cleaf)(const RC_T *x, int64_t rs, int64_t nrows, int64_t cols, RC_V *res)
+{
+    int64_t fv = cols / RC_VL, k = 0;
+
+    for (; k + 8 <= fv; k += 8)
+        RCF(ctile)(x + k * RC_VL, rs, nrows, res + k, 8);
+    if (fv - k >= 4) {
+        RCF(ctile)(x + k * RC_VL, rs, nrows, res + k, 4);
+        k += 4;
+    }
+    if (fv - k >= 2) {
+        RCF(ctile)(x + k * RC_VL, rs, nrows, res + k, 2);
+        k += 2;
+    }
+    if (fv - k >= 1) {
+        RCF(ctile)(x + k * RC_VL, rs, nrows, res + k, 1);
+        k += 1;
+    }
+    if (cols % RC_VL)
+        RCF(ctile_part)(x + k * RC_VL, rs, nrows, cols % RC_VL, res + k);
+}
+
+/* Row leaves [lo, lo + size) (of rb rows each) of one panel. */
+static void RCF(cnode)(const RC_T *x, int64_t rs, int64_t R, int64_t rb, int64_t lo, int64_t size,
+                       int64_t cols, RC_V *res)
+{
+    int64_t half;
+
+    if (size == 1) {
+        int64_t r0 = lo * rb;
+        RCF(cleaf)(x + r0 * rs, rs, rc_min64(rb, R - r0), cols, res);
+        return;
+    }
+    half = size / 2;
+    RCF(cnode)(x, rs, R, rb, lo, half, cols, res);
+    if ((lo + half) * rb < R) {
+        RC_V tmp[RC_PANEL_VECS];
+        int64_t nv = rc_ceil_div(cols, RC_VL);
+        RCF(cnode)(x, rs, R, rb, lo + half, half, cols, tmp);
+        for (int64_t k = 0; k < nv; k++)
+            res[k] = RC_VCOMB(res[k], tmp[k]);
+    }
+}
+
+/* fold_parts for panels of nv vectors, one every `stride` vectors from buf. */
+static void RCF(fold_panels)(RC_V *buf, int64_t stride, int64_t nv, int64_t lo, int64_t size,
+                             int64_t live)
+{
+    int64_t half;
+
+    if (size == 1)
+        return;
+    half = size / 2;
+    RCF(fold_panels)(buf, stride, nv, lo, half, live);
+    if (lo + half < live) {
+        RC_V *l = buf + lo * stride, *r = buf + (lo + half) * stride;
+        RCF(fold_panels)(buf, stride, nv, lo + half, half, live);
+        for (int64_t k = 0; k < nv; k++)
+            l[k] = RC_VCOMB(l[k], r[k]);
+    }
+}
+
+static void RCF(cput)(RC_T *out, const RC_V *acc, int64_t cols, const rc_fin *fin)
+{
+    for (int64_t j = 0; j < cols; j++)
+        RCF(put)(out + j, acc[j / RC_VL][j % RC_VL], fin);
+}
+
+/* A column reduction's geometry: A problems [R, B] (a_stride as, r_stride rs, b_stride 1) cut
+ * in np panels of pw columns, each a tree of 2^h leaves of rb rows; optionally split in nparts
+ * subtrees of `size` leaves, `live` of which hold rows, whose partials go to buf. */
+typedef struct RCF(colg) {
+    const RC_T *x;
+    RC_T *out;
+    const rc_fin *fin;
+    int64_t A, as, R, rs, B;
+    int64_t pw, np, rb, nl;
+    int h;
+    int64_t nparts, size, live, nvp;
+    RC_V *buf;
+} RCF(colg);
+
+/* Panel task tk (problem tk / np, panel tk % np) whole: tree, finalize. */
+static void RCF(cols_task)(const RCF(colg) * g, int64_t tk)
+{
+    int64_t a = tk / g->np, c0 = (tk % g->np) * g->pw, cols = rc_min64(g->pw, g->B - c0);
+    RC_V acc[RC_PANEL_VECS];
+
+    RCF(cnode)(g->x + a * g->as + c0, g->rs, g->R, g->rb, 0, (int64_t)1 << g->h, cols, acc);
+    RCF(cput)(g->out + a * g->B + c0, acc, cols, g->fin);
+}
+
+/* Subtree i of panel task tk into the partials. */
+static void RCF(cols_part)(const RCF(colg) * g, int64_t tk, int64_t i)
+{
+    int64_t a = tk / g->np, c0 = (tk % g->np) * g->pw, cols = rc_min64(g->pw, g->B - c0);
+
+    RCF(cnode)
+    (g->x + a * g->as + c0, g->rs, g->R, g->rb, i * g->size, g->size, cols,
+     g->buf + (tk * g->nparts + i) * g->nvp);
+}
+
+/* The partials of panel task tk folded in the tree's order, finalized. */
+static void RCF(cols_fold)(const RCF(colg) * g, int64_t tk)
+{
+    int64_t a = tk / g->np, c0 = (tk % g->np) * g->pw, cols = rc_min64(g->pw, g->B - c0);
+    RC_V *pb = g->buf + tk * g->nparts * g->nvp;
+
+    RCF(fold_panels)(pb, g->nvp, rc_ceil_div(cols, RC_VL), 0, g->nparts, g->live);
+    RCF(cput)(g->out + a * g->B + c0, pb, cols, g->fin);
+}
+
+/* A independent column reductions [R, B] (a_stride as, r_stride rs, b_stride 1), output
+ * a * B + b. Work is cut in panels of RC_PANEL_VECS vectors; with few panels the row tree of
+ * each is split between threads too. */
+static void RCF(cols)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t rs, int64_t B,
+                      RC_T *out, const rc_fin *fin)
+{
+    RCF(colg) g;
+    int t = rc_threads();
+    bool par;
+    int64_t tasks;
+
+    g.x = x;
+    g.out = out;
+    g.fin = fin;
+    g.A = A, g.as = as, g.R = R, g.rs = rs, g.B = B;
+    g.pw = (int64_t)RC_PANEL_VECS * RC_VL;
+    g.np = rc_ceil_div(B, g.pw);
+    g.rb = rc_col_leaf_rows(B);
+    g.nl = rc_ceil_div(R, g.rb);
+    g.h = rc_ceil_log2(g.nl);
+    g.nvp = rc_ceil_div(rc_min64(B, g.pw), RC_VL); /* vectors of a full panel */
+    g.buf = NULL;
+    tasks = A * g.np;
+    par = t > 1 && A * R * B >= RC_PAR_MIN;
+    g.nparts = par ? rc_split_parts(g.h, tasks, t) : 1;
+    if (g.nparts > 1)
+        g.buf = aligned_alloc(sizeof(RC_V), (size_t)(tasks * g.nparts * g.nvp) * sizeof(RC_V));
+    if (!g.buf) {
+        /* one task per panel (also when the partials could not be allocated: same result) */
+#pragma omp parallel for schedule(static) if (par)
+        for (int64_t tk = 0; tk < tasks; tk++)
+            RCF(cols_task)(&g, tk);
+        return;
+    }
+    g.size = ((int64_t)1 << g.h) / g.nparts;
+    g.live = rc_ceil_div(g.nl, g.size);
+#pragma omp parallel for schedule(static)
+    for (int64_t u = 0; u < tasks * g.live; u++)
+        RCF(cols_part)(&g, u / g.live, u % g.live);
+#pragma omp parallel for schedule(static)
+    for (int64_t tk = 0; tk < tasks; tk++)
+        RCF(cols_fold)(&g, tk);
+    free(g.buf);
+}
+
+/* --- sets of runs: OUTER_INNER and GENERIC -----------------------------------------------------
+ */
+
+/* Runs [lo, lo + size) of g, combined pairwise; par splits inside each run between threads. */
+static void RCF(rnode)(const RC_T *x, const rc_runs *g, int64_t lo, int64_t size, bool par,
+                       RC_V *res)
+{
+    int64_t half;
+
+    if (size == 1) {
+        const RC_T *p = x + rc_runs_offset(g, lo);
+        if (par)
+            RCF(root_par)(p, g->n, g->s, res);
+        else
+            RCF(root)(p, g->n, g->s, res);
+        return;
+    }
+    half = size / 2;
+    RCF(rnode)(x, g, lo, half, par, res);
+    if (lo + half < g->m) {
+        RC_V r;
+        RCF(rnode)(x, g, lo + half, half, par, &r);
+        *res = RC_VCOMB(*res, r);
+    }
+}
+
+static void RCF(runs_root)(const RC_T *x, const rc_runs *g, RC_V *res)
+{
+    RCF(rnode)(x, g, 0, (int64_t)1 << rc_ceil_log2(g->m), false, res);
+}
+
+/* One output from its runs: tree, lanes folded, finalized. */
+static void RCF(runs_one)(const RC_T *x, const rc_runs *g, RC_T *out, const rc_fin *fin)
+{
+    RC_V v;
+    RCF(runs_root)(x, g, &v);
+    RCF(put)(out, RCF(hfold)(&v), fin);
+}
+
+/* runs_root() using all threads: across runs when there are many, inside each otherwise. */
+static void RCF(runs_par)(const RC_T *x, const rc_runs *g, RC_V *res)
+{
+    RC_V parts[RC_MAX_PARTS];
+    int t = rc_threads();
+    int h = rc_ceil_log2(g->m);
+    int64_t nparts, size, live;
+
+    if (t <= 1 || g->m * g->n < RC_PAR_MIN) {
+        RCF(runs_root)(x, g, res);
+        return;
+    }
+    if (g->m < 4 * t) {
+        RCF(rnode)(x, g, 0, (int64_t)1 << h, true, res);
+        return;
+    }
+    nparts = rc_split_parts(h, 1, t);
+    size = ((int64_t)1 << h) / nparts;
+    live = rc_ceil_div(g->m, size);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < live; i++)
+        RCF(rnode)(x, g, i * size, size, false, &parts[i]);
+    RCF(fold_parts)(parts, 0, nparts, live);
+    *res = parts[0];
+}
+
+/* [R1, C, R2]: output c reduces runs of R2 (stride r2_stride), one per r1. */
+static void RCF(outer_inner)(const RC_T *x, const opnn_reduce_plan *pl, RC_T *out,
+                             const rc_fin *fin)
+{
+    rc_runs g;
+    int64_t C = pl->c, cs = pl->c_stride;
+    int t = rc_threads();
+
+    g.nd = 1;
+    g.shape[0] = pl->r1;
+    g.stride[0] = pl->r1_stride;
+    g.m = pl->r1;
+    g.n = pl->r2;
+    g.s = pl->r2_stride;
+    if (t > 1 && C < 4 * t) {
+        for (int64_t c = 0; c < C; c++) {
+            RC_V v;
+            RCF(runs_par)(x + c * cs, &g, &v);
+            RCF(put)(out + c, RCF(hfold)(&v), fin);
+        }
+        return;
+    }
+#pragma omp parallel for schedule(static) if (t > 1 && C * g.m * g.n >= RC_PAR_MIN)
+    for (int64_t c = 0; c < C; c++)
+        RCF(runs_one)(x + c * cs, &g, out + c, fin);
+}
+
+/* Any merged dims: each output reduces a set of runs along one reduced dim (the one with the
+ * smallest non-zero stride, the longest on a tie), the other reduced dims walked outside. */
+static void RCF(generic)(const RC_T *x, const opnn_reduce_plan *pl, RC_T *out, const rc_fin *fin)
+{
+    rc_runs g;
+    int64_t kshape[OP_MAX_DIMS], kis[OP_MAX_DIMS], kos[OP_MAX_DIMS], nout = 1;
+    int nk = 0, run = -1;
+    int t = rc_threads();
+
+    for (int d = 0; d < pl->ndim; d++) {
+        int64_t st = pl->istride[d], best;
+        if (!pl->reduced[d] || pl->shape[d] <= 1)
+            continue;
+        if (run < 0) {
+            run = d;
+            continue;
+        }
+        best = pl->istride[run];
+        if ((st != 0 && (best == 0 || st < best)) || (st == best && pl->shape[d] > pl->shape[run]))
+            run = d;
+    }
+    g.nd = 0;
+    g.m = 1;
+    g.n = run >= 0 ? pl->shape[run] : 1;
+    g.s = run >= 0 ? pl->istride[run] : 0;
+    for (int d = 0; d < pl->ndim; d++) {
+        if (pl->reduced[d]) {
+            if (d == run)
+                continue;
+            g.shape[g.nd] = pl->shape[d];
+            g.stride[g.nd] = pl->istride[d];
+            g.m *= pl->shape[d];
+            g.nd++;
+        } else {
+            kshape[nk] = pl->shape[d];
+            kis[nk] = pl->istride[d];
+            kos[nk] = pl->ostride[d];
+            nout *= pl->shape[d];
+            nk++;
+        }
+    }
+    if (t > 1 && nout < 4 * t) {
+        for (int64_t o = 0; o < nout; o++) {
+            int64_t io = 0, oo = 0, k = o;
+            RC_V v;
+            for (int d = nk - 1; d >= 0; d--) {
+                io += (k % kshape[d]) * kis[d];
+                oo += (k % kshape[d]) * kos[d];
+                k /= kshape[d];
+            }
+            RCF(runs_par)(x + io, &g, &v);
+            RCF(put)(out + oo, RCF(hfold)(&v), fin);
+        }
+        return;
+    }
+#pragma omp parallel for schedule(static) if (t > 1 && nout * g.m * g.n >= RC_PAR_MIN)
+    for (int64_t o = 0; o < nout; o++) {
+        int64_t io = 0, oo = 0, k = o;
+        for (int d = nk - 1; d >= 0; d--) {
+            io += (k % kshape[d]) * kis[d];
+            oo += (k % kshape[d]) * kos[d];
+            k /= kshape[d];
+        }
+        RCF(runs_one)(x + io, &g, out + oo, fin);
+    }
+}
+
+/* --- entry ------------------------------------------------------------------------------------ */
+
+static void RCF(run)(const opnn_reduce_plan *pl, const void *in, void *outp)
+{
+    const RC_T *x = (const RC_T *)in;
+    RC_T *out = (RC_T *)outp;
+    rc_fin fin = rc_fin_make(pl->red_numel);
+
+    switch (pl->cls) {
+    case OPNN_CLASS_EMPTY:
+        return;
+    case OPNN_CLASS_FILL:
+        /* a reduced dim of size 0: finalize(identity, 0), NaN for a float Mean */
+        for (int64_t o = 0; o < pl->out_numel; o++)
+            RCF(put)(out + o, RC_IDENT, &fin);
+        return;
+    case OPNN_CLASS_FULL: {
+        RC_V v;
+        RCF(root_par)(x, pl->r, pl->r_stride, &v);
+        RCF(put)(out, RCF(hfold)(&v), &fin);
+        return;
+    }
+    case OPNN_CLASS_ROW:
+        RCF(rows)(x, pl->a, pl->a_stride, pl->r, pl->r_stride, out, &fin);
+        return;
+    case OPNN_CLASS_COL:
+    case OPNN_CLASS_MIDDLE:
+        if (pl->b_stride != 1)
+            break; /* not what the planner promises: walk the merged dims instead */
+        RCF(cols)(x, pl->a, pl->a_stride, pl->r, pl->r_stride, pl->b, out, &fin);
+        return;
+    case OPNN_CLASS_OUTER_INNER:
+        RCF(outer_inner)(x, pl, out, &fin);
+        return;
+    default:
+        break;
+    }
+    RCF(generic)(x, pl, out, &fin);
+}
+
+#undef RCF
+#undef RC_W
+#undef RC_NAME
+#undef RC_IDENT
+#undef RC_COMB
+#undef RC_VCOMB
+#undef RC_FINAL

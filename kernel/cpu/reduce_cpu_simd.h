@@ -1,0 +1,162 @@
+/* Portable 32-byte vectors (GCC/Clang vector extensions) for the CPU reduce template: types,
+ * widening loads from every served dtype, NaN-propagating max/min, lane shuffles.
+ *
+ * Accumulator vectors are 32 bytes whatever the instruction set, so the lane layout, and with it
+ * the rounding, is the same on every CPU: with AVX2 each operation is one instruction, without
+ * it the compiler splits it in two SSE2 halves. The translation unit that includes this header
+ * chooses the instruction set (reduce_cpu_avx2.c sets a target pragma and defines RC_USE_AVX2,
+ * meaning AVX2 with F16C, first); static inline functions are compiled for it. The widening
+ * loads use intrinsics there: GCC's generic lowering of them is two to three times longer. */
+#ifndef OPNN_KERNEL_CPU_REDUCE_CPU_SIMD_H
+#define OPNN_KERNEL_CPU_REDUCE_CPU_SIMD_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "kernel/cpu/half.h"
+
+#if defined(RC_USE_AVX2)
+#include <immintrin.h>
+#endif
+
+/* Functions returning a vector are forced inline: no function boundary ever passes one by
+ * value, so the 32-byte vector ABI (which differs with and without AVX) never matters. */
+#if defined(__GNUC__)
+#define OPNN_VINLINE static inline __attribute__((always_inline))
+#else
+#define OPNN_VINLINE static inline
+#endif
+
+typedef float opnn_v8f __attribute__((vector_size(32)));
+typedef int32_t opnn_v8i __attribute__((vector_size(32)));
+typedef uint32_t opnn_v8u __attribute__((vector_size(32)));
+typedef double opnn_v4d __attribute__((vector_size(32)));
+typedef int64_t opnn_v4l __attribute__((vector_size(32)));
+typedef uint64_t opnn_v4q __attribute__((vector_size(32)));
+typedef uint16_t opnn_v8h __attribute__((vector_size(16)));
+typedef int32_t opnn_v4i __attribute__((vector_size(16)));
+
+/* Two-source lane shuffles with constant indices (0..n-1 from a, n..2n-1 from b). */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+#define OPNN_SHUF32(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#define OPNN_SHUF64(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#else
+#define OPNN_SHUF32(a, b, ...) __builtin_shuffle((a), (b), (opnn_v8i){__VA_ARGS__})
+#define OPNN_SHUF64(a, b, ...) __builtin_shuffle((a), (b), (opnn_v4l){__VA_ARGS__})
+#endif
+
+/* --- loads: 8 (32-bit accumulators) or 4 (64-bit) consecutive elements, unaligned --- */
+
+OPNN_VINLINE opnn_v8f opnn__vload_f32(const float *p)
+{
+    opnn_v8f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+OPNN_VINLINE opnn_v4d opnn__vload_f64(const double *p)
+{
+    opnn_v4d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+OPNN_VINLINE opnn_v8f opnn__vload_f16(const uint16_t *p)
+{
+#if defined(RC_USE_AVX2)
+    __m128i h;
+    memcpy(&h, p, sizeof h);
+    return (opnn_v8f)_mm256_cvtph_ps(h);
+#else
+    opnn_v8f v;
+    for (int j = 0; j < 8; j++)
+        v[j] = opnn__f16_to_f32(p[j]);
+    return v;
+#endif
+}
+
+/* bf16 is the top half of an f32: widen, shift. */
+OPNN_VINLINE opnn_v8f opnn__vload_bf16(const uint16_t *p)
+{
+#if defined(RC_USE_AVX2)
+    __m128i h;
+    memcpy(&h, p, sizeof h);
+    return (opnn_v8f)_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+#else
+    opnn_v8h h;
+    memcpy(&h, p, sizeof h);
+    return (opnn_v8f)(__builtin_convertvector(h, opnn_v8u) << 16);
+#endif
+}
+
+OPNN_VINLINE opnn_v4l opnn__vload_i32(const int32_t *p)
+{
+#if defined(RC_USE_AVX2)
+    __m128i v;
+    memcpy(&v, p, sizeof v);
+    return (opnn_v4l)_mm256_cvtepi32_epi64(v);
+#else
+    opnn_v4i v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_convertvector(v, opnn_v4l);
+#endif
+}
+
+OPNN_VINLINE opnn_v4l opnn__vload_i64(const int64_t *p)
+{
+    opnn_v4l v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* --- max / min: NaN wins wherever it is (b replaces a when b is larger or NaN; a NaN in a is
+ * never replaced, since every comparison with it is false) --- */
+
+static inline float opnn__max_f32(float a, float b)
+{
+    return (b > a || b != b) ? b : a;
+}
+
+static inline float opnn__min_f32(float a, float b)
+{
+    return (b < a || b != b) ? b : a;
+}
+
+static inline double opnn__max_f64(double a, double b)
+{
+    return (b > a || b != b) ? b : a;
+}
+
+static inline double opnn__min_f64(double a, double b)
+{
+    return (b < a || b != b) ? b : a;
+}
+
+static inline int64_t opnn__max_i64(int64_t a, int64_t b)
+{
+    return b > a ? b : a;
+}
+
+static inline int64_t opnn__min_i64(int64_t a, int64_t b)
+{
+    return b < a ? b : a;
+}
+
+/* Vector max / min, as statement expressions (GNU C, as are the vector types): a function
+ * taking 32-byte vectors by value draws an ABI note from GCC in non-AVX code. */
+#define OPNN_VSEL_(VT, IT, m, b, a) ((VT)(((IT)(b) & (m)) | ((IT)(a) & ~(m))))
+#define OPNN_VMINMAX_(VT, IT, op, a, b)                                                            \
+    __extension__({                                                                                \
+        VT a_ = (a), b_ = (b);                                                                     \
+        IT m_ = (b_ op a_) | (b_ != b_);                                                           \
+        OPNN_VSEL_(VT, IT, m_, b_, a_);                                                            \
+    })
+#define opnn__vmax_f32(a, b) OPNN_VMINMAX_(opnn_v8f, opnn_v8i, >, a, b)
+#define opnn__vmin_f32(a, b) OPNN_VMINMAX_(opnn_v8f, opnn_v8i, <, a, b)
+#define opnn__vmax_f64(a, b) OPNN_VMINMAX_(opnn_v4d, opnn_v4l, >, a, b)
+#define opnn__vmin_f64(a, b) OPNN_VMINMAX_(opnn_v4d, opnn_v4l, <, a, b)
+/* integers: b != b is all-false, the same select */
+#define opnn__vmax_i64(a, b) OPNN_VMINMAX_(opnn_v4l, opnn_v4l, >, a, b)
+#define opnn__vmin_i64(a, b) OPNN_VMINMAX_(opnn_v4l, opnn_v4l, <, a, b)
+
+#endif /* OPNN_KERNEL_CPU_REDUCE_CPU_SIMD_H */

@@ -1,0 +1,861 @@
+/* The CPU reduce kernels (kernel/cpu/) called directly, white-box: plans built with
+ * opnn__reduce_plan_init, run with opnn_cpu_reduce, compared with the float64 reference of
+ * tests/support for every kind x dtype x plan class: odd sizes, tails of every lane group,
+ * permuted, gapped and zero strides, size-1 and empty dims, NaN and inf at every position,
+ * integer wrap-around, round-to-nearest-even 16-bit outputs, the 2^28 accuracy bound, 2^32
+ * elements through a zero stride. Every run is repeated with 2, 3 (and more) threads and with the
+ * baseline instruction set, and must be bitwise equal; guard bytes after each output and the
+ * input itself must be untouched. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <omp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/plan.h"
+#include "kernel/cpu/reduce_cpu.h"
+#include "kernel/reduce_kernels.h"
+#include "support/test_support.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const kind_names[OPNN_REDUCE_KIND_COUNT_] = {"sum", "mean", "max", "min",
+                                                                "prod"};
+static const char *const dtype_names[] = {"f32", "f64", "f16", "bf16", "i32", "i64"};
+static const char *const float_dtype_names[] = {"f32", "f64", "f16", "bf16"};
+
+/* "<function>/<scenario>", kept in a static pool for the life of the program. */
+static const char *case_name(const char *fn, const char *scenario)
+{
+    static char pool[32 * 1024];
+    static size_t used;
+    size_t len = strlen(fn) + 1 + strlen(scenario) + 1;
+    char *s = pool + used;
+
+    if (used + len > sizeof pool)
+        return fn;
+    snprintf(s, len, "%s/%s", fn, scenario);
+    used += len;
+    return s;
+}
+
+/* One cmocka test per row of a static const case table, named "<function>/<row name>". */
+#define ADD_CASES(tests, n, fn, table)                                                             \
+    for (size_t i_ = 0; i_ < N_OF(table); i_++) {                                                  \
+        struct CMUnitTest t_ = cmocka_unit_test_prestate(fn, (void *)&(table)[i_]);                \
+        t_.name = case_name(#fn, (table)[i_].name);                                                \
+        (tests)[(n)++] = t_;                                                                       \
+    }
+#define ADD_TEST(tests, n, fn) ((tests)[(n)++] = (struct CMUnitTest)cmocka_unit_test(fn))
+
+static uint64_t mix(uint64_t seed, const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return seed ^ h;
+}
+
+/* --- views and plans ---------------------------------------------------------------------------
+ */
+
+/* A view of the input: shape, strides in elements (NULL-like when compact), the reduced axes
+ * (num_axes -1: none given, i.e. all unless noop), and the class the planner must give it. */
+typedef struct layout_case {
+    const char *name;
+    int32_t ndim;
+    int64_t shape[6];
+    bool compact; /* strides NULL */
+    int64_t strides[6];
+    int num_axes;
+    int64_t axes[6];
+    bool noop;
+    opnn_reduce_class cls;
+} layout_case;
+
+static opnn_reduce_plan plan_for(const layout_case *c, DLDataType dt)
+{
+    opnn_reduce_request req;
+    opnn_reduce_plan plan;
+    char msg[256] = "";
+
+    memset(&req, 0, sizeof req);
+    req.op = c->name;
+    req.ndim = c->ndim;
+    req.shape = c->shape;
+    req.strides = c->compact ? NULL : c->strides;
+    req.axes = c->num_axes > 0 ? c->axes : NULL;
+    req.num_axes = c->num_axes > 0 ? (size_t)c->num_axes : 0;
+    req.noop_with_empty_axes = c->noop;
+    req.dtype = dt;
+    if (opnn__reduce_plan_init(&plan, &req, msg, sizeof msg) != OP_OK)
+        fail_msg("%s: planner refused: %s", c->name, msg);
+    if (plan.cls != c->cls)
+        fail_msg("%s: planned as %s, the case is about %s", c->name,
+                 opnn__reduce_class_name(plan.cls), opnn__reduce_class_name(c->cls));
+    return plan;
+}
+
+static int64_t storage_of(const layout_case *c)
+{
+    return ts_storage_elems(c->ndim, c->shape, c->compact ? NULL : c->strides);
+}
+
+/* Data a kind can digest: for Prod, factors within 1% of +-1 (floats: long products stay in
+ * range) or +-1, +-3 (integers: wrapped products never collapse to 0); otherwise
+ * ts_fill_random (floats in [-1, 1), integers in [-1000, 1000]). */
+static void fill_for_kind(ts_rng *r, void *base, DLDataType t, int64_t n, opnn_reduce_kind kind)
+{
+    if (kind != OPNN_REDUCE_PROD) {
+        ts_fill_random(r, base, t, n, 1.0);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double sign = (ts_next(r) & 1) ? -1.0 : 1.0;
+        if (ts_dtype_is_float(t))
+            ts_store(base, t, i, sign * exp(ts_uniform(r) * 0.02 - 0.01));
+        else
+            ts_store(base, t, i, sign * (double)(2 * ts_range(r, 0, 1) + 1));
+    }
+}
+
+/* --- running and checking ----------------------------------------------------------------------
+ */
+
+/* Runs plan with t threads and the given instruction set into a fresh guarded buffer. */
+static ts_buf run_kernel(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const void *in,
+                         int threads, opnn_cpu_isa isa, const char *what)
+{
+    size_t es = ts_dtype_size(plan->dtype);
+    ts_buf out = ts_buf_alloc((size_t)plan->out_numel * es);
+    char msg[256] = "";
+    op_status st;
+
+    assert_non_null(out.data);
+    if (!opnn__cpu_reduce_set_isa(isa))
+        fail_msg("%s: cannot select instruction set %d", what, (int)isa);
+    omp_set_num_threads(threads);
+    st = opnn_cpu_reduce(plan, kind, in, out.data, msg, sizeof msg);
+    opnn__cpu_reduce_set_isa(OPNN_CPU_ISA_AUTO);
+    if (st != OP_OK)
+        fail_msg("%s: opnn_cpu_reduce returned %d: %s", what, (int)st, msg);
+    if (!ts_buf_guard_ok(&out))
+        fail_msg("%s (%d threads, isa %d): wrote past the end of the output", what, threads,
+                 (int)isa);
+    return out;
+}
+
+static bool have_avx2(void)
+{
+    bool ok = opnn__cpu_reduce_set_isa(OPNN_CPU_ISA_AVX2);
+    opnn__cpu_reduce_set_isa(OPNN_CPU_ISA_AUTO);
+    return ok;
+}
+
+/* The thread counts every result is repeated with; all must be bitwise equal. */
+static const int thread_counts[] = {1, 2, 3};
+
+/* Runs plan over in (storage elements) with every thread count and instruction set, checks
+ * each against the reference x (a view of in) and the first run bitwise, and that in is
+ * unchanged. */
+static void check_plan(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const ts_tensor *x,
+                       int64_t storage, const char *what)
+{
+    DLDataType dt = plan->dtype;
+    size_t es = ts_dtype_size(dt), out_bytes = (size_t)plan->out_numel * es;
+    int64_t n = plan->out_numel > 0 ? plan->out_numel : 1;
+    double *ref_f = malloc(sizeof(double) * (size_t)n);
+    int64_t *ref_i = malloc(sizeof(int64_t) * (size_t)n);
+    void *in_copy = malloc((size_t)(storage > 0 ? storage : 1) * es);
+    ts_buf first;
+    char label[320];
+
+    assert_true(ref_f && ref_i && in_copy);
+    memcpy(in_copy, x->t.data, (size_t)storage * es);
+    assert_int_equal(ts_reference((ts_op)kind, &x->t, plan->red_mask, ref_f, ref_i),
+                     plan->out_numel);
+
+    /* run: one thread, the best instruction set */
+    first = run_kernel(plan, kind, x->t.data, 1, OPNN_CPU_ISA_AUTO, what);
+    /* check: f32 1e-5, f64 1e-12, f16 1e-3, bf16 8e-3 relative plus an accumulation term in
+     * sqrt(N) (ts_check); integers, Max and Min exact; NaN exactly where the reference has it */
+    snprintf(label, sizeof label, "%s (1 thread)", what);
+    if (!ts_check(label, first.data, dt, plan->out_numel, ref_f, ref_i, plan->red_numel,
+                  (ts_op)kind))
+        fail_msg("%s: differs from the float64 reference", what);
+
+    /* the same bits with any thread count and with the baseline instruction set */
+    for (size_t i = 1; i < N_OF(thread_counts) + 1; i++) {
+        bool base = i == N_OF(thread_counts);
+        int t = base ? 2 : thread_counts[i];
+        opnn_cpu_isa isa = base ? OPNN_CPU_ISA_BASE : OPNN_CPU_ISA_AUTO;
+        ts_buf again = run_kernel(plan, kind, x->t.data, t, isa, what);
+        if (out_bytes && memcmp(again.data, first.data, out_bytes) != 0)
+            fail_msg("%s: %d threads%s differ bitwise from 1 thread", what, t,
+                     base ? " (baseline instruction set)" : "");
+        ts_buf_free(&again);
+    }
+    if (memcmp(in_copy, x->t.data, (size_t)storage * es) != 0)
+        fail_msg("%s: the input was modified", what);
+    omp_set_num_threads(omp_get_num_procs());
+    ts_buf_free(&first);
+    free(in_copy);
+    free(ref_f);
+    free(ref_i);
+}
+
+/* Plans case c for (kind, dtype), fills fresh data and checks every way of running it. */
+static void check_layout(const layout_case *c, opnn_reduce_kind kind, DLDataType dt, ts_rng *r)
+{
+    opnn_reduce_plan plan = plan_for(c, dt);
+    int64_t storage = storage_of(c);
+    size_t es = ts_dtype_size(dt);
+    ts_buf in = ts_buf_alloc((size_t)(storage > 0 ? storage : 1) * es);
+    ts_tensor x;
+    char what[200];
+
+    assert_non_null(in.data);
+    fill_for_kind(r, in.data, dt, storage, kind);
+    ts_tensor_init(&x, in.data, kDLCPU, dt, c->ndim, c->shape, c->compact ? NULL : c->strides);
+    snprintf(what, sizeof what, "%s %s/%s (%s)", c->name, kind_names[kind], ts_dtype_name(dt),
+             opnn__reduce_class_name(plan.cls));
+    check_plan(&plan, kind, &x, storage, what);
+    ts_buf_free(&in);
+}
+
+/* --- every kind x dtype on every plan class ----------------------------------------------------
+ */
+
+#define STRIDES(...) .compact = false, .strides = {__VA_ARGS__}
+#define AXES(n, ...) .num_axes = (n), .axes = {__VA_ARGS__}
+
+/* Sizes around the blocking of kernel/cpu/reduce_cpu_common.h: 32 f32 lanes (16 for 64-bit
+ * types), leaves of 2048 elements, 8-vector column tiles, 512-column panels, parallel work from
+ * 32768 elements. */
+static const layout_case layout_cases[] = {
+    {"rank0", 0, {0}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+    {"full_1", 1, {1}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+    {"full_3", 1, {3}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+    {"full_49", 1, {49}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+    {"full_1023", 1, {1023}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+    {"full_6149_three_leaves", 1, {6149}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+    {"full_100003_parallel", 1, {100003}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+    {"full_size1_dims_dropped", 3, {1, 37, 1}, true, {0}, AXES(1, 1), false, OPNN_CLASS_FULL},
+    {"full_all_axes_merged", 3, {7, 9, 11}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+    {"row_odd_k", 2, {37, 49}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row_tiny_k3", 2, {1001, 3}, true, {0}, AXES(1, -1), false, OPNN_CLASS_ROW},
+    {"row_tiny_k16", 2, {999, 16}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row_k32", 2, {77, 32}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row_k33", 2, {65, 33}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row_k1023", 2, {9, 1023}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row_few_long", 2, {3, 70001}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row_many_parallel", 2, {3001, 57}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row_gapped", 2, {50, 49}, STRIDES(64, 1), AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row_tiny_gapped", 2, {203, 5}, STRIDES(7, 1), AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row_broadcast_rows", 2, {40, 49}, STRIDES(0, 1), AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row_noop_copy", 2, {13, 7}, true, {0}, AXES(0), true, OPNN_CLASS_ROW},
+    {"row_nothing_reduced", 3, {5, 1, 7}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"col_odd", 2, {49, 37}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    {"col_narrow_3", 2, {5000, 3}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    {"col_narrow_16_parallel", 2, {40000, 16}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    {"col_tile_widths", 2, {21, 127}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    {"col_three_panels", 2, {7, 1031}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    {"col_short_wide", 2, {3, 4099}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    {"col_gapped", 2, {33, 20}, STRIDES(27, 1), AXES(1, 0), false, OPNN_CLASS_COL},
+    {"col_broadcast_rows", 2, {100, 24}, STRIDES(0, 1), AXES(1, 0), false, OPNN_CLASS_COL},
+    {"middle_odd", 3, {5, 33, 19}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
+    {"middle_long", 3, {3, 1000, 70}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
+    {"middle_gapped", 3, {4, 9, 10}, STRIDES(200, 11, 1), AXES(1, 1), false, OPNN_CLASS_MIDDLE},
+    {"outer_inner_odd", 3, {7, 5, 49}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER},
+    {"outer_inner_few_c", 3, {300, 2, 50}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER},
+    {"outer_inner_many_c",
+     3,
+     {3, 130, 20},
+     true,
+     {0},
+     AXES(2, 0, 2),
+     false,
+     OPNN_CLASS_OUTER_INNER},
+    {"outer_inner_nchw",
+     4,
+     {3, 6, 7, 7},
+     true,
+     {0},
+     AXES(3, 0, 2, 3),
+     false,
+     OPNN_CLASS_OUTER_INNER},
+    {"generic_alternating", 4, {6, 7, 8, 9}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_GENERIC},
+    /* the innermost dim (stride 1) is kept but not last in the output */
+    {"generic_permuted",
+     3,
+     {10, 12, 14},
+     STRIDES(1, 140, 10),
+     AXES(1, 2),
+     false,
+     OPNN_CLASS_GENERIC},
+    {"generic_strided_1d", 1, {999}, STRIDES(3), -1, {0}, false, OPNN_CLASS_GENERIC},
+    {"generic_zero_strides",
+     3,
+     {5, 6, 7},
+     STRIDES(0, 8, 0),
+     AXES(2, 0, 2),
+     false,
+     OPNN_CLASS_GENERIC},
+    {"generic_few_outputs",
+     3,
+     {2, 300, 130},
+     STRIDES(1, 520, 2),
+     AXES(2, 1, 2),
+     false,
+     OPNN_CLASS_GENERIC},
+    {"fill_reduced_zero", 2, {5, 0}, true, {0}, AXES(1, 1), false, OPNN_CLASS_FILL},
+    {"fill_middle_zero", 3, {3, 0, 4}, true, {0}, AXES(1, 1), false, OPNN_CLASS_FILL},
+    {"fill_full_zero", 1, {0}, true, {0}, -1, {0}, false, OPNN_CLASS_FILL},
+    {"empty_kept_zero", 2, {0, 5}, true, {0}, AXES(1, 1), false, OPNN_CLASS_EMPTY},
+};
+
+static void cpu_reduce__layout_matches_reference(void **state)
+{
+    const layout_case *c = *state;
+    ts_rng rng = {mix(ts_seed("cpu_reduce__layout_matches_reference"), c->name)};
+
+    for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++)
+        for (size_t d = 0; d < N_OF(dtype_names); d++)
+            check_layout(c, (opnn_reduce_kind)k, ts_dtype(dtype_names[d]), &rng);
+}
+
+/* --- larger views: the parallel splits, compared across more thread counts ---------------------
+ */
+
+typedef struct big_case {
+    const char *name;
+    layout_case layout;
+} big_case;
+
+static const big_case big_cases[] = {
+    {"full", {"full", 1, {1000003}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL}},
+    {"row_few", {"row_few", 2, {3, 300007}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW}},
+    {"row_tiny", {"row_tiny", 2, {100003, 16}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW}},
+    {"col_narrow", {"col_narrow", 2, {200003, 5}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL}},
+    {"col_wide", {"col_wide", 2, {301, 2050}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL}},
+    {"middle", {"middle", 3, {2, 20001, 24}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE}},
+    {"outer_inner",
+     {"outer_inner", 3, {2001, 3, 150}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER}},
+    {"generic",
+     {"generic", 3, {3, 4001, 100}, STRIDES(1, 303, 3), AXES(2, 1, 2), false, OPNN_CLASS_GENERIC}},
+};
+
+static void cpu_reduce__parallel_splits_thread_independent(void **state)
+{
+    const big_case *bc = *state;
+    const layout_case *c = &bc->layout;
+    static const opnn_reduce_kind kinds[] = {OPNN_REDUCE_SUM, OPNN_REDUCE_MEAN, OPNN_REDUCE_MAX};
+    static const char *const dts[] = {"f32", "f16", "bf16", "f64", "i32"};
+    static const int more_threads[] = {4, 5, 8};
+    ts_rng rng = {mix(ts_seed("cpu_reduce__parallel_splits_thread_independent"), bc->name)};
+
+    for (size_t k = 0; k < N_OF(kinds); k++) {
+        for (size_t d = 0; d < N_OF(dts); d++) {
+            /* set up */
+            DLDataType dt = ts_dtype(dts[d]);
+            opnn_reduce_plan plan = plan_for(c, dt);
+            int64_t storage = storage_of(c);
+            size_t es = ts_dtype_size(dt);
+            ts_buf in = ts_buf_alloc((size_t)storage * es), first;
+            ts_tensor x;
+            char what[200];
+
+            assert_non_null(in.data);
+            fill_for_kind(&rng, in.data, dt, storage, kinds[k]);
+            ts_tensor_init(&x, in.data, kDLCPU, dt, c->ndim, c->shape,
+                           c->compact ? NULL : c->strides);
+            snprintf(what, sizeof what, "%s %s/%s", c->name, kind_names[kinds[k]], dts[d]);
+            /* run, check: the reference and 1, 2, 3 threads, baseline ISA */
+            check_plan(&plan, kinds[k], &x, storage, what);
+            /* check: more threads than cores, odd counts */
+            first = run_kernel(&plan, kinds[k], in.data, 1, OPNN_CPU_ISA_AUTO, what);
+            for (size_t t = 0; t < N_OF(more_threads); t++) {
+                ts_buf again =
+                    run_kernel(&plan, kinds[k], in.data, more_threads[t], OPNN_CPU_ISA_AUTO, what);
+                if (memcmp(again.data, first.data, (size_t)plan.out_numel * es) != 0)
+                    fail_msg("%s: %d threads differ bitwise from 1", what, more_threads[t]);
+                ts_buf_free(&again);
+            }
+            omp_set_num_threads(omp_get_num_procs());
+            ts_buf_free(&first);
+            ts_buf_free(&in);
+        }
+    }
+}
+
+/* --- NaN and infinities at every position ------------------------------------------------------
+ */
+
+/* Small views: every storage position in turn holds the special value. */
+static const layout_case special_cases[] = {
+    {"full_37", 1, {37}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+    {"full_70", 1, {70}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+    {"row_tiny", 2, {9, 13}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"row", 2, {3, 41}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+    {"col", 2, {11, 21}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    {"middle", 3, {2, 5, 9}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
+    {"outer_inner", 3, {3, 2, 11}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER},
+    {"generic", 4, {3, 2, 4, 3}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_GENERIC},
+};
+
+/* Runs c with special value v at each storage position p in turn (and, with v2 not 0, v2 at
+ * a position p2 that moves the other way), for the float dtypes and the given kinds. */
+static void check_specials(const layout_case *c, double v, double v2, const opnn_reduce_kind *kinds,
+                           size_t nkinds, const char *test)
+{
+    ts_rng rng = {mix(ts_seed(test), c->name)};
+
+    for (size_t d = 0; d < N_OF(float_dtype_names); d++) {
+        DLDataType dt = ts_dtype(float_dtype_names[d]);
+        opnn_reduce_plan plan = plan_for(c, dt);
+        int64_t storage = storage_of(c);
+        size_t es = ts_dtype_size(dt);
+        for (size_t k = 0; k < nkinds; k++) {
+            for (int64_t p = 0; p < storage; p++) {
+                /* set up */
+                ts_buf in = ts_buf_alloc((size_t)storage * es);
+                ts_tensor x;
+                char what[200];
+                assert_non_null(in.data);
+                fill_for_kind(&rng, in.data, dt, storage, kinds[k]);
+                ts_store(in.data, dt, p, v);
+                if (v2 != 0)
+                    ts_store(in.data, dt, storage - 1 - p, v2);
+                ts_tensor_init(&x, in.data, kDLCPU, dt, c->ndim, c->shape,
+                               c->compact ? NULL : c->strides);
+                snprintf(what, sizeof what, "%s %s/%s, %g at %lld", c->name, kind_names[kinds[k]],
+                         float_dtype_names[d], v, (long long)p);
+                /* run, check */
+                check_plan(&plan, kinds[k], &x, storage, what);
+                ts_buf_free(&in);
+            }
+        }
+    }
+}
+
+static void cpu_reduce__nan_propagates_from_any_position(void **state)
+{
+    static const opnn_reduce_kind kinds[] = {OPNN_REDUCE_MAX, OPNN_REDUCE_MIN, OPNN_REDUCE_SUM,
+                                             OPNN_REDUCE_PROD};
+    check_specials(*state, NAN, 0, kinds, N_OF(kinds),
+                   "cpu_reduce__nan_propagates_from_any_position");
+}
+
+/* +inf at one position, -inf at another: Sum and Mean NaN where both meet, Max +inf, Min -inf;
+ * one inf alone (the two positions in different outputs) stays inf. */
+static void cpu_reduce__infinities(void **state)
+{
+    static const opnn_reduce_kind kinds[] = {OPNN_REDUCE_SUM, OPNN_REDUCE_MEAN, OPNN_REDUCE_MAX,
+                                             OPNN_REDUCE_MIN};
+    check_specials(*state, INFINITY, -INFINITY, kinds, N_OF(kinds), "cpu_reduce__infinities");
+}
+
+/* --- integers ----------------------------------------------------------------------------------
+ */
+
+typedef struct int_case {
+    const char *name;
+    const char *dtype;
+    opnn_reduce_kind kind;
+    int64_t value; /* every element, or ... */
+    int64_t alt;   /* ... value and alt alternating */
+    int64_t n;     /* reduced extent */
+    int64_t want;  /* every output, exactly */
+} int_case;
+
+static const int_case int_cases[] = {
+    /* 7 * 2^30 wraps to 3 * 2^30 in 64 bits truncated to 32: -2^30 */
+    {"i32_sum_wraps", "i32", OPNN_REDUCE_SUM, (int64_t)1 << 30, (int64_t)1 << 30, 7,
+     -((int64_t)1 << 30)},
+    {"i32_sum_wraps_long", "i32", OPNN_REDUCE_SUM, INT32_MAX, INT32_MAX, 1001, 2147482647},
+    {"i64_sum_wraps", "i64", OPNN_REDUCE_SUM, INT64_MAX, INT64_MAX, 3,
+     (int64_t)(3u * (uint64_t)INT64_MAX)},
+    {"i32_prod_wraps", "i32", OPNN_REDUCE_PROD, 3, 3, 41, 0x7b5fb863},
+    {"i64_prod_wraps", "i64", OPNN_REDUCE_PROD, 3, 3, 41, (int64_t)0xfa2a1cf67b5fb863ull},
+    /* the Mean of an int32 sum past 2^31 is taken in 64 bits: no wrap before dividing */
+    {"i32_mean_wide_sum", "i32", OPNN_REDUCE_MEAN, INT32_MAX, INT32_MAX - 2, 1000, INT32_MAX - 1},
+    /* -7, 0, -7, 0, -7: -21 / 5 is -4 (toward zero, not -5) */
+    {"i32_mean_truncates_negative", "i32", OPNN_REDUCE_MEAN, -7, 0, 5, -4},
+    {"i64_mean_truncates_positive", "i64", OPNN_REDUCE_MEAN, 7, 0, 5, 4},
+    {"i32_max_from_int_min", "i32", OPNN_REDUCE_MAX, INT32_MIN, INT32_MIN, 37, INT32_MIN},
+    {"i64_max_negative", "i64", OPNN_REDUCE_MAX, -5, -3, 37, -3},
+    {"i64_min_from_int_max", "i64", OPNN_REDUCE_MIN, INT64_MAX, INT64_MAX, 37, INT64_MAX},
+    {"i32_min_positive", "i32", OPNN_REDUCE_MIN, 5, 9, 37, 5},
+};
+
+static void cpu_reduce__integer_semantics(void **state)
+{
+    const int_case *ic = *state;
+    DLDataType dt = ts_dtype(ic->dtype);
+    size_t es = ts_dtype_size(dt);
+    /* the same values as one full reduction, as rows (one per output) and as columns */
+    const layout_case views[] = {
+        {"full", 1, {ic->n}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
+        {"rows", 2, {5, ic->n}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
+        {"cols", 2, {ic->n, 6}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    };
+
+    for (size_t v = 0; v < N_OF(views); v++) {
+        /* set up: element i of each reduced set is value or alt by the parity of i */
+        const layout_case *c = &views[v];
+        opnn_reduce_plan plan = plan_for(c, dt);
+        int64_t storage = storage_of(c), red_stride = v == 2 ? 6 : 1;
+        ts_buf in = ts_buf_alloc((size_t)storage * es);
+        char what[160];
+        assert_non_null(in.data);
+        for (int64_t i = 0; i < storage; i++) {
+            int64_t val = ((i / red_stride) % ic->n) % 2 ? ic->alt : ic->value;
+            if (dt.bits == 32)
+                ((int32_t *)in.data)[i] = (int32_t)val;
+            else
+                ((int64_t *)in.data)[i] = val;
+        }
+        snprintf(what, sizeof what, "%s as %s", ic->name, c->name);
+        for (size_t t = 0; t < N_OF(thread_counts); t++) {
+            /* run */
+            ts_buf out =
+                run_kernel(&plan, ic->kind, in.data, thread_counts[t], OPNN_CPU_ISA_AUTO, what);
+            /* check: exact */
+            for (int64_t o = 0; o < plan.out_numel; o++) {
+                int64_t got = ts_load_int(out.data, dt, o);
+                if (got != ic->want)
+                    fail_msg("%s, %d threads: output %lld is %lld, expected %lld", what,
+                             thread_counts[t], (long long)o, (long long)got, (long long)ic->want);
+            }
+            ts_buf_free(&out);
+        }
+        omp_set_num_threads(omp_get_num_procs());
+        ts_buf_free(&in);
+    }
+}
+
+/* --- FILL and EMPTY ----------------------------------------------------------------------------
+ */
+
+typedef struct kind_dtype_case {
+    const char *name;
+    opnn_reduce_kind kind;
+    const char *dtype;
+} kind_dtype_case;
+
+#define KD_ROW_(k, K, dt) {#k "_" #dt, OPNN_REDUCE_##K, #dt},
+#define KD_DTYPES_(k, K)                                                                           \
+    KD_ROW_(k, K, f32)                                                                             \
+    KD_ROW_(k, K, f64) KD_ROW_(k, K, f16) KD_ROW_(k, K, bf16) KD_ROW_(k, K, i32)                   \
+        KD_ROW_(k, K, i64)
+static const kind_dtype_case kind_dtype_cases[] = {KD_DTYPES_(sum, SUM) KD_DTYPES_(
+    mean, MEAN) KD_DTYPES_(max, MAX) KD_DTYPES_(min, MIN) KD_DTYPES_(prod, PROD)};
+#undef KD_ROW_
+#undef KD_DTYPES_
+
+/* The identity, finalized: Sum 0, Prod 1, Max -inf / integer min, Min +inf / integer max, Mean
+ * NaN (integers: 0, which the caller never asks for). */
+static void cpu_reduce__fill_writes_finalized_identity(void **state)
+{
+    const kind_dtype_case *kc = *state;
+    DLDataType dt = ts_dtype(kc->dtype);
+    const layout_case c = {"fill", 3, {3, 0, 4}, true, {0}, AXES(1, 1), false, OPNN_CLASS_FILL};
+    opnn_reduce_plan plan = plan_for(&c, dt);
+    bool isf = ts_dtype_is_float(dt);
+    int64_t imin = dt.bits == 32 ? INT32_MIN : INT64_MIN,
+            imax = dt.bits == 32 ? INT32_MAX : INT64_MAX;
+    int64_t want_i = 0;
+    double want_f = 0;
+
+    switch (kc->kind) {
+    case OPNN_REDUCE_SUM:
+        break;
+    case OPNN_REDUCE_MEAN:
+        want_f = NAN;
+        break;
+    case OPNN_REDUCE_MAX:
+        want_f = -INFINITY, want_i = imin;
+        break;
+    case OPNN_REDUCE_MIN:
+        want_f = INFINITY, want_i = imax;
+        break;
+    default:
+        want_f = 1, want_i = 1;
+        break;
+    }
+    assert_int_equal(plan.out_numel, 12);
+    /* run: no input is read */
+    ts_buf out = run_kernel(&plan, kc->kind, NULL, 2, OPNN_CPU_ISA_AUTO, kc->name);
+    omp_set_num_threads(omp_get_num_procs());
+    /* check */
+    for (int64_t o = 0; o < plan.out_numel; o++) {
+        if (isf) {
+            double got = ts_load(out.data, dt, o);
+            if (!(got == want_f || (isnan(want_f) && isnan(got))))
+                fail_msg("%s: output %lld is %g, expected %g", kc->name, (long long)o, got, want_f);
+        } else if (ts_load_int(out.data, dt, o) != want_i) {
+            fail_msg("%s: output %lld is %lld, expected %lld", kc->name, (long long)o,
+                     (long long)ts_load_int(out.data, dt, o), (long long)want_i);
+        }
+    }
+    ts_buf_free(&out);
+}
+
+static void cpu_reduce__empty_writes_nothing(void **state)
+{
+    const kind_dtype_case *kc = *state;
+    DLDataType dt = ts_dtype(kc->dtype);
+    const layout_case c = {"empty", 3, {4, 0, 5}, true, {0}, AXES(1, 2), false, OPNN_CLASS_EMPTY};
+    opnn_reduce_plan plan = plan_for(&c, dt);
+    unsigned char sentinel[16];
+    char msg[128] = "";
+
+    memset(sentinel, 0xA5, sizeof sentinel);
+    /* run: with NULL pointers too, nothing is touched */
+    assert_int_equal(opnn_cpu_reduce(&plan, kc->kind, NULL, NULL, msg, sizeof msg), OP_OK);
+    assert_int_equal(opnn_cpu_reduce(&plan, kc->kind, sentinel, sentinel, msg, sizeof msg), OP_OK);
+    /* check */
+    for (size_t i = 0; i < sizeof sentinel; i++)
+        assert_int_equal(sentinel[i], 0xA5);
+}
+
+/* --- 16-bit outputs ----------------------------------------------------------------------------
+ */
+
+typedef struct half_case {
+    const char *name;
+    const char *dtype;
+    opnn_reduce_kind kind;
+    int n;
+    float in[4];
+    uint16_t want; /* bits */
+} half_case;
+
+static const half_case half_cases[] = {
+    /* accumulated in f32: 2048 + 1 + 1 is 2050 (in f16 arithmetic it would stay 2048) */
+    {"f16_accumulates_in_f32", "f16", OPNN_REDUCE_SUM, 3, {2048, 1, 1}, 0x6801},
+    /* 2049 and 2051 lie halfway between f16 neighbours: to the even mantissa */
+    {"f16_tie_rounds_down_to_even", "f16", OPNN_REDUCE_SUM, 2, {2048, 1}, 0x6800},
+    {"f16_tie_rounds_up_to_even", "f16", OPNN_REDUCE_SUM, 2, {2048, 3}, 0x6802},
+    {"f16_overflow_is_inf", "f16", OPNN_REDUCE_SUM, 2, {60000, 60000}, 0x7c00},
+    {"f16_negative_overflow_is_minus_inf", "f16", OPNN_REDUCE_SUM, 2, {-60000, -60000}, 0xfc00},
+    {"f16_subnormal_result", "f16", OPNN_REDUCE_MEAN, 2, {0x1p-14f, 0}, 0x0200},
+    {"f16_max_negative", "f16", OPNN_REDUCE_MAX, 3, {-5, -3, -7}, 0xc200},
+    {"bf16_accumulates_in_f32", "bf16", OPNN_REDUCE_SUM, 3, {256, 1, 1}, 0x4381},
+    {"bf16_tie_rounds_down_to_even", "bf16", OPNN_REDUCE_SUM, 2, {256, 1}, 0x4380},
+    {"bf16_tie_rounds_up_to_even", "bf16", OPNN_REDUCE_SUM, 2, {256, 3}, 0x4382},
+    {"bf16_min_positive", "bf16", OPNN_REDUCE_MIN, 3, {5, 3, 7}, 0x4040},
+};
+
+static void cpu_reduce__half_output_rounds_to_nearest_even(void **state)
+{
+    const half_case *hc = *state;
+    DLDataType dt = ts_dtype(hc->dtype);
+    const layout_case c = {hc->name, 1, {hc->n}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL};
+    opnn_reduce_plan plan = plan_for(&c, dt);
+    uint16_t in[4];
+
+    /* set up: the inputs are exact in the dtype */
+    for (int i = 0; i < hc->n; i++)
+        in[i] = dt.code == kDLBfloat ? ts_f32_to_bf16(hc->in[i]) : ts_f32_to_f16(hc->in[i]);
+    for (opnn_cpu_isa isa = OPNN_CPU_ISA_AUTO; isa <= OPNN_CPU_ISA_BASE; isa++) {
+        /* run */
+        ts_buf out = run_kernel(&plan, hc->kind, in, 1, isa, hc->name);
+        uint16_t got = *(const uint16_t *)out.data;
+        /* check: bit exact */
+        if (got != hc->want)
+            fail_msg("%s (isa %d): got 0x%04x, expected 0x%04x", hc->name, (int)isa, got, hc->want);
+        ts_buf_free(&out);
+    }
+}
+
+static void cpu_reduce__half_nan_stays_nan(void **state)
+{
+    (void)state;
+    for (int d = 2; d < 4; d++) {
+        DLDataType dt = ts_dtype(float_dtype_names[d]);
+        const layout_case c = {"nan", 1, {3}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL};
+        opnn_reduce_plan plan = plan_for(&c, dt);
+        uint16_t in[3];
+        for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++) {
+            in[0] = d == 3 ? ts_f32_to_bf16(1.0f) : ts_f32_to_f16(1.0f);
+            in[1] = d == 3 ? 0x7fc1 : 0x7e01; /* quiet NaN with a payload */
+            in[2] = in[0];
+            ts_buf out =
+                run_kernel(&plan, (opnn_reduce_kind)k, in, 1, OPNN_CPU_ISA_AUTO, kind_names[k]);
+            double got = ts_load(out.data, dt, 0);
+            if (!isnan(got))
+                fail_msg("%s/%s: NaN became %g", kind_names[k], float_dtype_names[d], got);
+            ts_buf_free(&out);
+        }
+    }
+}
+
+/* --- accuracy and size -------------------------------------------------------------------------
+ */
+
+/* DESIGN.md: an f32 Sum of 2^28 uniform [0, 1) values is within 1e-6 relative of the float64
+ * result (one serial f32 chain would be off by 87%), with 1 and 2 threads alike. */
+static void cpu_reduce__f32_sum_2pow28_within_1e6(void **state)
+{
+    const int64_t n = (int64_t)1 << 28;
+    const layout_case c = {"sum_2pow28", 1, {n}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL};
+    ts_rng rng = {ts_seed("cpu_reduce__f32_sum_2pow28_within_1e6")};
+    opnn_reduce_plan plan = plan_for(&c, ts_dtype("f32"));
+    float *x = malloc((size_t)n * sizeof(float));
+    double exact = 0, comp = 0;
+    float got[2];
+
+    (void)state;
+    if (!x)
+        skip();
+    /* set up: the float64 sum, compensated */
+    for (int64_t i = 0; i < n; i++) {
+        double v, t;
+        x[i] = (float)ts_uniform(&rng);
+        v = x[i];
+        t = exact + v;
+        comp += fabs(exact) >= v ? (exact - t) + v : (v - t) + exact;
+        exact = t;
+    }
+    exact += comp;
+    for (int t = 0; t < 2; t++) {
+        /* run */
+        ts_buf out = run_kernel(&plan, OPNN_REDUCE_SUM, x, t + 1, OPNN_CPU_ISA_AUTO, c.name);
+        got[t] = *(const float *)out.data;
+        ts_buf_free(&out);
+        /* check */
+        if (fabs(got[t] - exact) > 1e-6 * exact)
+            fail_msg("%d threads: %.9g, float64 %.9g, relative error %.3g", t + 1, got[t], exact,
+                     fabs(got[t] - exact) / exact);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+    assert_true(got[0] == got[1]);
+    free(x);
+}
+
+typedef struct huge_case {
+    const char *name;
+    const char *dtype;
+    opnn_reduce_kind kind;
+    int32_t ndim;
+    double value;
+    double want;
+} huge_case;
+
+static const huge_case huge_cases[] = {
+    {"f32_sum", "f32", OPNN_REDUCE_SUM, 1, 0.75, 3221225472.0},
+    {"f32_sum_2d", "f32", OPNN_REDUCE_SUM, 2, 0.75, 3221225472.0},
+    {"f32_mean", "f32", OPNN_REDUCE_MEAN, 1, 0.75, 0.75},
+    {"f32_max", "f32", OPNN_REDUCE_MAX, 1, -0.5, -0.5},
+    {"f16_mean", "f16", OPNN_REDUCE_MEAN, 1, 0.5, 0.5},
+    {"bf16_sum", "bf16", OPNN_REDUCE_SUM, 2, 1.0, 4294967296.0},
+    {"i64_sum", "i64", OPNN_REDUCE_SUM, 1, 3, 12884901888.0},
+    {"i32_sum_wraps", "i32", OPNN_REDUCE_SUM, 2, 3, 0},
+};
+
+/* [2^32] (or [2^16, 2^16]) elements through zero strides: 64-bit counts, nothing allocated. */
+static void cpu_reduce__zero_stride_2pow32_elements(void **state)
+{
+    const huge_case *hc = *state;
+    DLDataType dt = ts_dtype(hc->dtype);
+    layout_case c = {hc->name, 1,     {(int64_t)1 << 32}, STRIDES(0), -1,
+                     {0},      false, OPNN_CLASS_GENERIC};
+    unsigned char one[8];
+    opnn_reduce_plan plan;
+    double got;
+
+    if (hc->ndim == 2) {
+        c.ndim = 2;
+        c.shape[0] = c.shape[1] = (int64_t)1 << 16;
+        c.strides[0] = c.strides[1] = 0;
+    }
+    plan = plan_for(&c, dt);
+    assert_int_equal(plan.red_numel, (int64_t)1 << 32);
+    ts_store(one, dt, 0, hc->value);
+    /* run: all threads */
+    ts_buf out = run_kernel(&plan, hc->kind, one, omp_get_num_procs(), OPNN_CPU_ISA_AUTO, hc->name);
+    /* check: exact (every partial sum is a power-of-two multiple of the value) */
+    got = ts_load(out.data, dt, 0);
+    if (got != hc->want)
+        fail_msg("%s: got %.17g, expected %.17g", hc->name, got, hc->want);
+    ts_buf_free(&out);
+}
+
+/* --- arguments ---------------------------------------------------------------------------------
+ */
+
+static void cpu_reduce__rejects_bad_arguments(void **state)
+{
+    const layout_case c = {"args", 1, {5}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL};
+    opnn_reduce_plan plan = plan_for(&c, ts_dtype("f32"));
+    float in[5] = {1, 2, 3, 4, 5}, out = -1;
+    char msg[256];
+
+    (void)state;
+    msg[0] = '\0';
+    assert_int_equal(opnn_cpu_reduce(NULL, OPNN_REDUCE_SUM, in, &out, msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "plan"));
+    msg[0] = '\0';
+    assert_int_equal(opnn_cpu_reduce(&plan, OPNN_REDUCE_KIND_COUNT_, in, &out, msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "kind"));
+    assert_int_equal(opnn_cpu_reduce(&plan, OPNN_REDUCE_SUM, NULL, &out, msg, sizeof msg),
+                     OP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(opnn_cpu_reduce(&plan, OPNN_REDUCE_SUM, in, NULL, NULL, 0),
+                     OP_ERR_INVALID_ARGUMENT);
+    plan.dtype = (DLDataType){kDLUInt, 8, 1};
+    msg[0] = '\0';
+    assert_int_equal(opnn_cpu_reduce(&plan, OPNN_REDUCE_SUM, in, &out, msg, sizeof msg),
+                     OP_ERR_UNSUPPORTED);
+    assert_non_null(strstr(msg, "dtype"));
+    plan.dtype = (DLDataType){kDLFloat, 32, 4};
+    assert_int_equal(opnn_cpu_reduce(&plan, OPNN_REDUCE_SUM, in, &out, msg, sizeof msg),
+                     OP_ERR_UNSUPPORTED);
+    assert_true(out == -1); /* nothing written on failure */
+    plan.dtype = ts_dtype("f32");
+    assert_int_equal(opnn_cpu_reduce(&plan, OPNN_REDUCE_SUM, in, &out, NULL, 0), OP_OK);
+    assert_true(out == 15);
+}
+
+static void cpu_reduce__isa_selection(void **state)
+{
+    (void)state;
+    assert_true(opnn__cpu_reduce_set_isa(OPNN_CPU_ISA_BASE));
+    assert_int_equal(opnn__cpu_reduce_isa(), OPNN_CPU_ISA_BASE);
+    assert_true(opnn__cpu_reduce_set_isa(OPNN_CPU_ISA_AUTO));
+    assert_int_equal(opnn__cpu_reduce_isa(), have_avx2() ? OPNN_CPU_ISA_AVX2 : OPNN_CPU_ISA_BASE);
+    assert_false(opnn__cpu_reduce_set_isa((opnn_cpu_isa)42));
+    print_message("[ info ] AVX2+F16C kernels %s\n", have_avx2() ? "used" : "not available");
+}
+
+int main(void)
+{
+    struct CMUnitTest tests[256];
+    size_t n = 0;
+
+    ADD_TEST(tests, n, cpu_reduce__isa_selection);
+    ADD_CASES(tests, n, cpu_reduce__layout_matches_reference, layout_cases);
+    ADD_CASES(tests, n, cpu_reduce__parallel_splits_thread_independent, big_cases);
+    ADD_CASES(tests, n, cpu_reduce__nan_propagates_from_any_position, special_cases);
+    ADD_CASES(tests, n, cpu_reduce__infinities, special_cases);
+    ADD_CASES(tests, n, cpu_reduce__integer_semantics, int_cases);
+    ADD_CASES(tests, n, cpu_reduce__fill_writes_finalized_identity, kind_dtype_cases);
+    ADD_CASES(tests, n, cpu_reduce__empty_writes_nothing, kind_dtype_cases);
+    ADD_CASES(tests, n, cpu_reduce__half_output_rounds_to_nearest_even, half_cases);
+    ADD_TEST(tests, n, cpu_reduce__half_nan_stays_nan);
+    ADD_TEST(tests, n, cpu_reduce__rejects_bad_arguments);
+    ADD_CASES(tests, n, cpu_reduce__zero_stride_2pow32_elements, huge_cases);
+    ADD_TEST(tests, n, cpu_reduce__f32_sum_2pow28_within_1e6);
+    assert_true(n <= N_OF(tests));
+    return _cmocka_run_group_tests("test_reduce_cpu_kernels", tests, n, NULL, NULL);
+}
