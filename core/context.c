@@ -90,9 +90,10 @@ static op_status opnn__bind(op_context *ctx, opnn_bound *slots, const char *what
     }
     opnn_bound *b = &slots[index];
     b->t = *t;
-    memcpy(b->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+    if (t->ndim > 0) /* rank 0 may come with a NULL shape */
+        memcpy(b->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
     b->t.shape = b->shape;
-    if (t->strides) {
+    if (t->strides && t->ndim > 0) {
         memcpy(b->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
         b->t.strides = b->strides;
     }

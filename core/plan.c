@@ -133,7 +133,8 @@ op_status opnn__reduce_axes_mask(const char *op, int32_t ndim, const int64_t *ax
         return OP_ERR_INVALID_ARGUMENT;
     }
     if (ndim == 0 && num_axes > 0) {
-        plan_msg(msg, msg_len, "%s: rank-0 input takes no axes, got %zu", op, num_axes);
+        plan_msg(msg, msg_len, "%s: axis %lld given for a rank-0 input, which takes no axes", op,
+                 (long long)axes[0]);
         return OP_ERR_INVALID_ARGUMENT;
     }
 
