@@ -7,6 +7,7 @@
 #include "opnn/export.h"
 #include "opnn/op.h"
 #include "opnn/plugin.h"
+#include "opnn/reduce.h"
 #include "opnn/status.h"
 
 #define OPNN_VERSION_MAJOR 0
