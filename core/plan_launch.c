@@ -26,9 +26,11 @@
 #define FULL_MIN_BLOCK_BYTES (16 * 1024)
 /* A row or segment is cut into split units of at least this many bytes. */
 #define SPLIT_MIN_CHUNK_BYTES (8 * 1024)
-/* Rows up to this size take a group of lanes (sub-warp or warp) each; longer ones a block. A
- * warp reads 512 bytes a round, so a 4 KB row is 8 loads a lane, 2 rounds of 4 in flight. */
-#define ROW_GROUP_MAX_BYTES 4096
+/* Rows up to this size take a group of lanes (sub-warp or warp) each; longer ones a block.
+ * seed_hw (12.5 KB rows): a warp per row 4165 GB/s, a block per row 1437 GB/s (a block per
+ * short unit is bound by its start-up and single round trip); row_wide (64 KB): a block per row
+ * 4195 GB/s (H200). */
+#define ROW_GROUP_MAX_BYTES (32 * 1024)
 /* OUTER_INNER segments up to this many vectors go to the group kernel (lanes walk R1). */
 #define OUTER_INNER_GROUP_MAX_VEC 8
 /* Column reductions with at most this many rows read them all in one thread, no split. */
@@ -37,6 +39,13 @@
  * re-read per output cost 2 * split * acc bytes against rows * size bytes of input, so 64 rows
  * a thread keep that under 1.6% for f32. */
 #define COL_MIN_ROWS_PER_THREAD 64
+/* Units smaller than this run on a persistent grid (grid_for). */
+#define PERSISTENT_MAX_UNIT_BYTES (64 * 1024)
+/* Group kernel: rows up to this many vectors are walked OPNN_CUDA_UNROLL at once per group of
+ * lanes (one load each in flight); longer rows one at a time, cut into OPNN_CUDA_UNROLL pieces. */
+#define GROUP_SHORT_MAX_VEC 128
+/* Group kernel: at most this many vectors in one lane's serial chain of fp32 additions. */
+#define GROUP_MAX_CHAIN 16384
 /* A split within this fraction of the ideal is good enough (a 4% tail at most). */
 #define WAVE_EFF_GOOD 0.96
 
@@ -129,9 +138,16 @@ static void launch_reset(opnn_launch *l, int family, int kernel)
     l->sub = 1;
 }
 
-static int64_t grid_for(int64_t units)
+/* Blocks to launch for `units` units of unit_bytes each. The kernels stride over units, so any
+ * grid is correct. Small units run on a persistent grid (one resident wave, each block looping
+ * over units +-1 of the same count): a block per 16 KB unit is limited by block start-up and
+ * its first round trip (row_tiny: 3230 GB/s with 65536 blocks, H200). Large units take a block
+ * each and the hardware balances them. */
+static int64_t grid_for(int64_t units, int64_t unit_bytes, int64_t slots)
 {
-    /* the kernels stride over units, so any grid is correct; CUDA allows 2^31 - 1 blocks */
+    if (unit_bytes < PERSISTENT_MAX_UNIT_BYTES)
+        units = imin(units, slots);
+    /* CUDA allows 2^31 - 1 blocks */
     return imax(1, imin(units, (int64_t)0x7fffffff));
 }
 
@@ -237,32 +253,47 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
     l->chunk = chunk;
     l->segs = segs;
     l->units = v->c * split;
-    l->grid_x = family == OPNN_FAMILY_FULL_SMALL ? 1 : grid_for(l->units);
+    l->grid_x = family == OPNN_FAMILY_FULL_SMALL
+                    ? 1
+                    : grid_for(l->units, (chunk ? chunk : v->k * segs) * (int64_t)es, slots);
     if (split > 1)
         launch_workspace(l, v->c * split, v->c);
 }
 
-static void plan_inner_group(opnn_reduce_plan *p, const inner_view *v, int family, int64_t sub)
+static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props,
+                             const inner_view *v, int family, int64_t sub)
 {
     opnn_launch *l = &p->launch;
-    int64_t vec = (int64_t)(16 / esize_of(p->dtype));
-    int64_t per_tile = (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL;
+    int64_t es = (int64_t)esize_of(p->dtype);
+    int64_t rows = (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL;
 
     launch_reset(l, family, OPNN_KERNEL_INNER_GROUP);
-    l->vec = (int)vec;
+    l->vec = (int)(16 / es);
     l->sub = (int)sub;
-    l->units = cdiv(v->c, per_tile);
-    l->grid_x = grid_for(l->units);
+    l->units = cdiv(v->c, rows);
+    l->grid_x = grid_for(l->units, rows * v->r1 * v->k * es,
+                         device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER));
 }
 
-/* Lanes per row of the group families: as many as the row has vectors, up to a warp, so a
- * warp's load instruction covers 512 contiguous bytes of consecutive rows. */
-static int64_t group_sub_for(int64_t nvec)
+/* Lanes per row of the group families, for c rows of nvec vectors. Short rows: about 4 vectors
+ * a lane, at least 4 lanes (64 contiguous bytes) a row; row_mid (64 vectors): 16 lanes,
+ * 4357 GB/s, against 3948 GB/s for a warp (H200). Long rows: the most lanes (32, 16 or 8) whose
+ * row tiles (4 rows a group) all fit on the device at once, since a partial second wave costs
+ * what a full one does: row_wide16 (16384 rows): 16 lanes, 256 tiles, 4056 GB/s against 3785
+ * with 32 lanes (512 tiles on 396 slots); seed_hw (32768 rows): a warp (1024 tiles) 4165 GB/s,
+ * 16 lanes (512 tiles) 3906 GB/s. */
+static int64_t group_sub_for(int64_t nvec, int64_t c, int64_t slots)
 {
-    return imin(32, pow2_floor(imax(1, nvec)));
+    if (nvec <= GROUP_SHORT_MAX_VEC)
+        return imax(imin(4, pow2_floor(imax(1, nvec))), imin(32, pow2_floor(imax(1, nvec / 4))));
+    for (int64_t g = 32; g >= 8; g /= 2)
+        if (cdiv(c, (OPNN_CUDA_BLOCK / g) * OPNN_CUDA_UNROLL) <= slots)
+            return g;
+    return 32;
 }
 
-static void plan_row_tiny(opnn_reduce_plan *p, const inner_view *v)
+static void plan_row_tiny(opnn_reduce_plan *p, const opnn_device_props *props,
+                          const inner_view *v)
 {
     opnn_launch *l = &p->launch;
     int64_t row_bytes = v->k * (int64_t)esize_of(p->dtype);
@@ -271,7 +302,8 @@ static void plan_row_tiny(opnn_reduce_plan *p, const inner_view *v)
     l->vec = (int)(16 / esize_of(p->dtype));
     l->chunk = OPNN_CUDA_TINY_TILE_BYTES / row_bytes; /* rows per tile */
     l->units = cdiv(v->c, l->chunk);
-    l->grid_x = grid_for(l->units);
+    l->grid_x = grid_for(l->units, OPNN_CUDA_TINY_TILE_BYTES,
+                         device_slots(props, OPNN_CUDA_BLOCKS_PER_SM));
 }
 
 /* --- the outer view [A, R, B], B contiguous ------------------------------------------------ */
@@ -291,11 +323,12 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     bx = cdiv(p->b, vec);
 
     launch_reset(l, family, OPNN_KERNEL_OUTER);
-    if (family == OPNN_FAMILY_COL_NARROW)
-        bx_threads = imin(32, pow2_ceil(bx));
-    else
-        bx_threads = imin(OPNN_CUDA_BLOCK, imax(family == OPNN_FAMILY_MIDDLE ? 1 : 32,
-                                                 pow2_ceil(bx)));
+    /* Column tiles of 32 threads (512 bytes of a row) and 8 rows at once: col_wide 4481 GB/s
+     * against 4100 GB/s with 256 threads across one row; col_wide16 (bf16) 4267 against
+     * 2348 GB/s (H200). Narrower kept dims fold more rows into the block. */
+    bx_threads = imin(32, pow2_ceil(bx));
+    if (family == OPNN_FAMILY_COL_TINY_R)
+        bx_threads = imin(OPNN_CUDA_BLOCK, imax(32, pow2_ceil(bx)));
     by = OPNN_CUDA_BLOCK / bx_threads;
     tiles = cdiv(bx, bx_threads);
     tiles1 = cdiv(p->b, bx_threads); /* tiles with scalar loads (the launcher's fallback) */
@@ -313,7 +346,7 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     l->split = split;
     l->chunk = rows;
     l->units = p->a * tiles * split;
-    l->grid_x = grid_for(l->units);
+    l->grid_x = grid_for(l->units, rows * bx_threads * vec * (int64_t)es, slots);
     if (split > 1)
         launch_workspace(l, p->a * imax(tiles * vec, tiles1) * bx_threads * split,
                          p->a * imax(tiles, tiles1));
@@ -403,19 +436,21 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
         if (!inner || v.r1 != 1 || v.k * (int64_t)esize_of(p->dtype) > 16 ||
             (v.c > 1 && v.c_stride != v.k))
             return false;
-        plan_row_tiny(p, &v);
+        plan_row_tiny(p, props, &v);
         return true;
     case OPNN_FAMILY_ROW_THREAD:
     case OPNN_FAMILY_ROW_SUBWARP:
     case OPNN_FAMILY_ROW_WARP: {
         int64_t nvec = cdiv(v.k, (int64_t)(16 / esize_of(p->dtype)));
+        int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
         int64_t sub = family == OPNN_FAMILY_ROW_THREAD ? 1
-                      : family == OPNN_FAMILY_ROW_WARP ? 32
-                                                       : imax(2, imin(16, group_sub_for(nvec)));
+                      : family == OPNN_FAMILY_ROW_WARP
+                          ? 32
+                          : imax(2, imin(16, group_sub_for(nvec, v.c, slots)));
 
-        if (!inner || v.r1 != 1 || v.k >= OPNN_CUDA_MAX_RANGE)
+        if (!inner || v.r1 != 1 || v.k >= OPNN_CUDA_MAX_RANGE || cdiv(nvec, sub) > GROUP_MAX_CHAIN)
             return false;
-        plan_inner_group(p, &v, family, sub);
+        plan_inner_group(p, props, &v, family, sub);
         return true;
     }
     case OPNN_FAMILY_ROW_BLOCK:
@@ -427,7 +462,8 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
     case OPNN_FAMILY_COL_WIDE:
     case OPNN_FAMILY_COL_NARROW:
     case OPNN_FAMILY_COL_TINY_R:
-        if (p->cls != OPNN_CLASS_COL)
+        /* col_tiny_r has no split: one thread's chain of fp32 additions is the whole column */
+        if (p->cls != OPNN_CLASS_COL || (family == OPNN_FAMILY_COL_TINY_R && p->r > 4096))
             return false;
         plan_outer(p, props, family);
         return true;
@@ -444,9 +480,11 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
     case OPNN_FAMILY_OUTER_INNER_GROUP: {
         int64_t nvec = cdiv(v.k, (int64_t)(16 / esize_of(p->dtype)));
 
-        if (!inner || v.k >= OPNN_CUDA_MAX_RANGE)
+        int64_t sub = group_sub_for(nvec, v.c, device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER));
+
+        if (!inner || v.k >= OPNN_CUDA_MAX_RANGE || cdiv(nvec, sub) * v.r1 > GROUP_MAX_CHAIN)
             return false;
-        plan_inner_group(p, &v, family, group_sub_for(nvec));
+        plan_inner_group(p, props, &v, family, sub);
         return true;
     }
     case OPNN_FAMILY_GENERIC:
@@ -478,12 +516,12 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
         return OPNN_FAMILY_ROW_THREAD;
     }
     if (row_bytes <= ROW_GROUP_MAX_BYTES) {
-        int64_t sub = group_sub_for(nvec);
+        int64_t sub = group_sub_for(nvec, v->c, slots);
         int64_t tiles = cdiv(v->c, (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL);
 
-        /* enough row tiles to fill the device; else (few short rows, small_rows) a block
-         * per row gives more loads in flight and one round trip of latency */
-        if (tiles >= slots)
+        /* enough row tiles to fill half the device; else (few rows, small_rows) a block per
+         * row gives more loads in flight and one round trip of latency */
+        if (2 * tiles >= slots)
             return sub == 32 ? OPNN_FAMILY_ROW_WARP : OPNN_FAMILY_ROW_SUBWARP;
     }
     if (choose_split(v->c, v->k, slots, row_bytes / SPLIT_MIN_CHUNK_BYTES) > 1)
@@ -495,7 +533,7 @@ static int outer_inner_family(const opnn_reduce_plan *p, const opnn_device_props
                               const inner_view *v)
 {
     int64_t nvec = cdiv(v->k, (int64_t)(16 / esize_of(p->dtype)));
-    int64_t sub = group_sub_for(nvec);
+    int64_t sub = group_sub_for(nvec, v->c, device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER));
     int64_t tiles = cdiv(v->c, (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL);
 
     /* short segments and many outputs: lanes per output walk R1 (no partials) */

@@ -11,8 +11,6 @@
 
 namespace {
 
-constexpr int kReadUnroll = 4;
-
 /* The same 16-byte streaming load the reduce kernels use. */
 __device__ __forceinline__ uint4 load_stream(const uint4 *p)
 {
@@ -23,25 +21,35 @@ __device__ __forceinline__ uint4 load_stream(const uint4 *p)
     return v;
 }
 
-/* Reads n16 16-byte vectors, each block an equal contiguous chunk, kReadUnroll loads in flight
- * per thread, and writes one word per block (so the reads cannot be dropped). */
+/* Reads n16 16-byte vectors with U loads in flight per thread and writes one word per block (so
+ * the reads cannot be dropped). CHUNKED: each block an equal contiguous chunk; otherwise the
+ * whole grid strides over the buffer. */
+template <int U, bool CHUNKED>
 __global__ void __launch_bounds__(256) read_kernel(const uint4 *in, int64_t n16, unsigned *sink)
 {
-    const int64_t per = (n16 + gridDim.x - 1) / gridDim.x;
-    const int64_t lo = (int64_t)blockIdx.x * per;
-    const int64_t hi = lo + per < n16 ? lo + per : n16;
+    int64_t lo, hi, step;
+    if (CHUNKED) {
+        const int64_t per = (n16 + gridDim.x - 1) / gridDim.x;
+        lo = (int64_t)blockIdx.x * per + threadIdx.x;
+        hi = (int64_t)blockIdx.x * per + per < n16 ? (int64_t)blockIdx.x * per + per : n16;
+        step = blockDim.x;
+    } else {
+        lo = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+        hi = n16;
+        step = (int64_t)gridDim.x * blockDim.x;
+    }
     unsigned acc = 0;
-    int64_t i = lo + threadIdx.x;
-    for (; i + (kReadUnroll - 1) * (int64_t)blockDim.x < hi; i += kReadUnroll * (int64_t)blockDim.x) {
-        uint4 v[kReadUnroll];
+    int64_t i = lo;
+    for (; i + (U - 1) * step < hi; i += U * step) {
+        uint4 v[U];
 #pragma unroll
-        for (int u = 0; u < kReadUnroll; u++)
-            v[u] = load_stream(in + i + u * (int64_t)blockDim.x);
+        for (int u = 0; u < U; u++)
+            v[u] = load_stream(in + i + u * step);
 #pragma unroll
-        for (int u = 0; u < kReadUnroll; u++)
+        for (int u = 0; u < U; u++)
             acc ^= v[u].x + v[u].y + v[u].z + v[u].w;
     }
-    for (; i < hi; i += blockDim.x) {
+    for (; i < hi; i += step) {
         uint4 v = load_stream(in + i);
         acc ^= v.x + v.y + v.z + v.w;
     }
@@ -86,10 +94,26 @@ template <class T> __global__ void fill_kernel(T *out, int64_t n, uint64_t seed)
 
 extern "C" {
 
-int bench_cuda_read(const void *data, size_t bytes, int blocks, void *sink, void *stream)
+int bench_cuda_read(const void *data, size_t bytes, int blocks, int variant, void *sink, void *stream)
 {
-    read_kernel<<<blocks, 256, 0, (cudaStream_t)stream>>>((const uint4 *)data, (int64_t)(bytes / 16),
-                                                         (unsigned *)sink);
+    const uint4 *in = (const uint4 *)data;
+    const int64_t n16 = (int64_t)(bytes / 16);
+    unsigned *out = (unsigned *)sink;
+    cudaStream_t s = (cudaStream_t)stream;
+    switch (variant) {
+    case 0:
+        read_kernel<4, true><<<blocks, 256, 0, s>>>(in, n16, out);
+        break;
+    case 1:
+        read_kernel<8, true><<<blocks, 256, 0, s>>>(in, n16, out);
+        break;
+    case 2:
+        read_kernel<4, false><<<blocks, 256, 0, s>>>(in, n16, out);
+        break;
+    default:
+        read_kernel<8, false><<<blocks, 256, 0, s>>>(in, n16, out);
+        break;
+    }
     return (int)cudaGetLastError();
 }
 

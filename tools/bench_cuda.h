@@ -10,9 +10,14 @@ extern "C" {
 #endif
 
 /* Enqueues the read-only streaming kernel over bytes (a multiple of 16) of device memory on
- * stream, with `blocks` blocks of 256 threads; sink receives one word per block. Returns a
- * cudaError_t (0: success). */
-int bench_cuda_read(const void *data, size_t bytes, int blocks, void *sink, void *stream);
+ * stream, with `blocks` blocks of 256 threads; sink receives one word per block. variant 0..3:
+ * 4 or 8 16-byte loads in flight per thread (0, 2: 4; 1, 3: 8), each block one contiguous chunk
+ * (0, 1) or a grid-stride loop (2, 3). Returns a cudaError_t (0: success). */
+int bench_cuda_read(const void *data, size_t bytes, int blocks, int variant, void *sink,
+                    void *stream);
+
+/* Number of variants of bench_cuda_read. */
+#define BENCH_CUDA_READ_VARIANTS 4
 
 /* Fills n elements (DLPack dtype code and bits) with seeded random values: uniform in [-1, 1)
  * for floats, in [-1000, 1000] for integers. Returns a cudaError_t. */

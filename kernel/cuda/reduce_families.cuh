@@ -54,6 +54,13 @@ struct workspace {
     int64_t ncounters;
 };
 
+/* a / b for a >= 0, b > 0: a 32-bit division when both fit (per-unit index arithmetic is on the
+ * critical path of small launches; a 64-bit division is a long software sequence) */
+__device__ __forceinline__ int64_t udiv(int64_t a, int64_t b)
+{
+    return ((uint64_t)a | (uint64_t)b) >> 32 == 0 ? (int64_t)((uint32_t)a / (uint32_t)b) : a / b;
+}
+
 /* --- memory access ------------------------------------------------------------------------- */
 
 /* A 16-byte streaming load: read once, so it skips L1 (LDG.E.128.CONSTANT). */
@@ -284,11 +291,11 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksInner) inner_block_kernel(Op
     const int64_t ngroups = blockDim.x / G;
 
     for (int64_t unit = blockIdx.x; unit < a.units; unit += gridDim.x) {
-        const int64_t c = unit / a.split, j = unit - c * a.split;
+        const int64_t c = udiv(unit, a.split), j = unit - c * a.split;
         int64_t s_lo, s_hi, k_lo, k_hi;
         if (a.chunk > 0) {
-            const int64_t per_seg = a.split / a.r1;
-            s_lo = j / per_seg;
+            const int64_t per_seg = udiv(a.split, a.r1);
+            s_lo = udiv(j, per_seg);
             s_hi = s_lo + 1;
             k_lo = (j - s_lo * per_seg) * a.chunk;
             k_hi = min(a.k, k_lo + a.chunk);
@@ -303,14 +310,15 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksInner) inner_block_kernel(Op
          * each piece at least one vector per lane */
         int64_t pieces = 1;
         if (nseg < ngroups * kUnroll) {
-            pieces = (ngroups * kUnroll + nseg - 1) / nseg;
-            pieces = min(pieces, max((int64_t)1, klen / ((int64_t)G * V)));
+            pieces = udiv(ngroups * kUnroll + nseg - 1, nseg);
+            pieces = min(pieces, max((int64_t)1, udiv(klen, (int64_t)G * V)));
         }
         /* and short enough that a range's vector count fits an int */
-        pieces = max(pieces, (klen + kMaxRange - 1) / kMaxRange);
-        int64_t piece = ((klen + pieces - 1) / pieces + V - 1) / V * V;
+        if (klen > kMaxRange)
+            pieces = max(pieces, (klen + kMaxRange - 1) / kMaxRange);
+        int64_t piece = (udiv(klen + pieces - 1, pieces) + V - 1) / V * V;
         piece = max(piece, (int64_t)V);
-        pieces = (klen + piece - 1) / piece;
+        pieces = udiv(klen + piece - 1, piece);
         const int64_t nranges = nseg * pieces;
         const T *seg0 = in + c * a.c_stride + s_lo * a.r1_stride + k_lo;
         const int64_t idx0 = s_lo * a.k + k_lo;
@@ -497,8 +505,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) outer_kernel(Op op, outer_
     const int64_t W = (int64_t)BX * VEC;
 
     for (int64_t unit = blockIdx.x; unit < p.units; unit += gridDim.x) {
-        const int64_t slice = unit % p.split, t = unit / p.split;
-        const int64_t tile = t % p.tiles, ai = t / p.tiles;
+        const int64_t t = udiv(unit, p.split), slice = unit - t * p.split;
+        const int64_t ai = udiv(t, p.tiles), tile = t - ai * p.tiles;
         const int64_t b0 = tile * W + (int64_t)tx * VEC;
         const int64_t r_lo = slice * p.rows, r_hi = min(p.r, r_lo + p.rows);
         const T *col = in + ai * p.a_stride + b0;
@@ -636,6 +644,8 @@ struct generic_args {
     int sub; /* 1 or 32 lanes per output */
 };
 
+constexpr int kGenericRun = 256;
+
 template <class Op>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) generic_kernel(Op op, generic_args p)
 {
@@ -662,8 +672,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) generic_kernel(Op op, gene
                 rem /= p.rshape[i];
                 off += ix[i] * p.ristride[i];
             }
+            /* two levels: runs of kGenericRun elements, then the runs, so no chain is long */
+            A run = op.identity();
+            int cnt = 0;
             for (int64_t f = lo; f < hi; f++) {
-                acc = op.combine(acc, op.map(in[base + off], f));
+                run = op.combine(run, op.map(in[base + off], f));
+                if (++cnt == kGenericRun) {
+                    acc = op.combine(acc, run);
+                    run = op.identity();
+                    cnt = 0;
+                }
                 for (int i = p.nr - 1; i >= 0; i--) {
                     off += p.ristride[i];
                     if (++ix[i] < p.rshape[i])
@@ -672,6 +690,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) generic_kernel(Op op, gene
                     ix[i] = 0;
                 }
             }
+            acc = op.combine(acc, run);
         }
         if (G > 1)
             acc = group_reduce(op, acc, G);
@@ -704,7 +723,9 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
 {
     using T = typename Op::in_t;
     const opnn_launch &l = plan->launch;
-    const dim3 block(kBlock);
+    /* the planner's block size (a multiple of 64 up to kBlock, the size the kernels are built
+     * for); kBlock unless a caller tunes it */
+    const dim3 block(l.block >= 64 && l.block <= kBlock && l.block % 64 == 0 ? l.block : kBlock);
 
     switch (l.kernel) {
     case OPNN_KERNEL_NONE:
