@@ -271,24 +271,31 @@ static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props
     l->vec = (int)(16 / es);
     l->sub = (int)sub;
     l->units = cdiv(v->c, rows);
-    l->grid_x = grid_for(l->units, rows * v->r1 * v->k * es,
-                         device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER));
+    /* many tiles: a persistent grid, whatever their size (blocks of groups have no block-wide
+     * step to amortise); seed_hw 4146 GB/s against 4100 with a block per tile, row_tiny 3512
+     * against 3237 (H200) */
+    if (l->units >= 2 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER))
+        l->grid_x = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
+    else
+        l->grid_x = grid_for(l->units, rows * v->r1 * v->k * es,
+                             device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER));
 }
 
 /* Lanes per row of the group families, for c rows of nvec vectors. Short rows: about 4 vectors
  * a lane, at least 4 lanes (64 contiguous bytes) a row; row_mid (64 vectors): 16 lanes,
- * 4357 GB/s, against 3948 GB/s for a warp (H200). Long rows: the most lanes (32, 16 or 8) whose
- * row tiles (4 rows a group) all fit on the device at once, since a partial second wave costs
- * what a full one does: row_wide16 (16384 rows): 16 lanes, 256 tiles, 4056 GB/s against 3785
- * with 32 lanes (512 tiles on 396 slots); seed_hw (32768 rows): a warp (1024 tiles) 4165 GB/s,
- * 16 lanes (512 tiles) 3906 GB/s. */
+ * 4357 GB/s, against 3948 GB/s for a warp. Long rows: a warp, unless its row tiles (4 rows a
+ * group) would make between one and two waves (a partial second wave costs what a full one
+ * does); then 16 lanes. seed_hw (32768 rows, 1024 warp tiles): a warp 4146 GB/s, 16 lanes
+ * 3906, 8 lanes 3581; row_wide16 (16384 rows): 16 lanes (256 tiles) 3916 GB/s, a warp (512
+ * tiles on 396 slots) 3719 GB/s (H200). */
 static int64_t group_sub_for(int64_t nvec, int64_t c, int64_t slots)
 {
+    int64_t tiles32 = cdiv(c, (OPNN_CUDA_BLOCK / 32) * OPNN_CUDA_UNROLL);
+
     if (nvec <= GROUP_SHORT_MAX_VEC)
         return imax(imin(4, pow2_floor(imax(1, nvec))), imin(32, pow2_floor(imax(1, nvec / 4))));
-    for (int64_t g = 32; g >= 8; g /= 2)
-        if (cdiv(c, (OPNN_CUDA_BLOCK / g) * OPNN_CUDA_UNROLL) <= slots)
-            return g;
+    if (tiles32 > slots && tiles32 < 2 * slots)
+        return 16;
     return 32;
 }
 
