@@ -10,6 +10,11 @@ set(OPNN_INSTALL_PKGCONFIGDIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig CACHE STRING
 if(NOT OPNN_SHARED)
     # Users of the static archive must not declare the API as imported from a shared object.
     target_compile_definitions(opnn INTERFACE OPNN_STATIC)
+    if(OPNN_HAVE_CUDA)
+        # The CUDA objects' host code needs the C++ runtime (function-local statics); a C program
+        # linking the archive with the C driver would not bring it.
+        target_link_libraries(opnn PRIVATE stdc++)
+    endif()
 endif()
 # An installed libopnn finds the CUDA runtime where it was linked from; the program finds
 # libopnn beside it in the prefix.
@@ -24,8 +29,7 @@ install(TARGETS opnn EXPORT opnnTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT opnn_runtime
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT opnn_runtime
                 NAMELINK_COMPONENT opnn_dev
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT opnn_dev
-        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT opnn_dev)
 
 if(TARGET opnn_tool)
     file(RELATIVE_PATH opnn_bin_to_lib
@@ -81,7 +85,7 @@ foreach(lib IN LISTS CMAKE_DL_LIBS)
 endforeach()
 string(APPEND OPNN_PC_LIBS_PRIVATE " -lm")
 if(OPNN_HAVE_CUDA)
-    string(APPEND OPNN_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart")
+    string(APPEND OPNN_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart -lstdc++")
 endif()
 if(OPNN_SHARED)
     set(OPNN_PC_LIBS "-L\${libdir} -lopnn")
