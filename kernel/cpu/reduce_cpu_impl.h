@@ -44,8 +44,10 @@
 #endif
 #if defined(__GNUC__)
 #define RC_ALWAYS_INLINE inline __attribute__((always_inline))
+#define RC_PREFETCH(p) __builtin_prefetch(p)
 #else
 #define RC_ALWAYS_INLINE inline
+#define RC_PREFETCH(p) ((void)(p))
 #endif
 #endif
 
@@ -131,6 +133,9 @@ static RC_ALWAYS_INLINE void RCF(leaf_body)(const RC_T *x, int64_t n, int64_t s,
 
     if (s == 1) {
         for (; i + RC_W <= n; i += RC_W) {
+            RC_UNROLL8
+            for (int q = 0; q < (int)(RC_W * sizeof(RC_T)); q += 64)
+                RC_PREFETCH((const char *)(x + i) + RC_PREFETCH_BYTES + q);
             a0 = RC_VCOMB(a0, RC_VLOAD(x + i));
             a1 = RC_VCOMB(a1, RC_VLOAD(x + i + RC_VL));
             a2 = RC_VCOMB(a2, RC_VLOAD(x + i + 2 * RC_VL));
@@ -269,6 +274,11 @@ static void RCF(rows_short_batch)(const RC_T *x, int64_t as, int64_t R, int64_t 
 {
     RC_V v[RC_VL], r;
 
+    if (rs == 1 && as * (int64_t)sizeof(RC_T) <= 256) {
+        /* short contiguous rows: no leaf runs long enough to prefetch itself */
+        for (int64_t q = 0; q < RC_VL * as * (int64_t)sizeof(RC_T); q += 64)
+            RC_PREFETCH((const char *)x + RC_PREFETCH_BYTES + q);
+    }
     if (rs == 1) {
         for (int g = 0; g < RC_VL; g++)
             RCF(leaf_body)(x + g * as, R, 1, &v[g]);
@@ -372,9 +382,10 @@ static void RCF(cleaf)(const RC_T *x, int64_t rs, int64_t nrows, int64_t cols, R
         RCF(ctile_part)(x + k * RC_VL, rs, nrows, cols % RC_VL, res + k);
 }
 
-/* Row leaves [lo, lo + size) (of rb rows each) of one panel. */
+/* Row leaves [lo, lo + size) (of rb rows each) of one panel of cols columns into res. scratch
+ * holds log2(size) panels: the right subtree of each level goes there. */
 static void RCF(cnode)(const RC_T *x, int64_t rs, int64_t R, int64_t rb, int64_t lo, int64_t size,
-                       int64_t cols, RC_V *res)
+                       int64_t cols, RC_V *res, RC_V *scratch)
 {
     int64_t half;
 
@@ -384,13 +395,12 @@ static void RCF(cnode)(const RC_T *x, int64_t rs, int64_t R, int64_t rb, int64_t
         return;
     }
     half = size / 2;
-    RCF(cnode)(x, rs, R, rb, lo, half, cols, res);
+    RCF(cnode)(x, rs, R, rb, lo, half, cols, res, scratch);
     if ((lo + half) * rb < R) {
-        RC_V tmp[RC_PANEL_VECS];
         int64_t nv = rc_ceil_div(cols, RC_VL);
-        RCF(cnode)(x, rs, R, rb, lo + half, half, cols, tmp);
+        RCF(cnode)(x, rs, R, rb, lo + half, half, cols, scratch, scratch + nv);
         for (int64_t k = 0; k < nv; k++)
-            res[k] = RC_VCOMB(res[k], tmp[k]);
+            res[k] = RC_VCOMB(res[k], scratch[k]);
     }
 }
 
@@ -419,8 +429,9 @@ static void RCF(cput)(RC_T *out, const RC_V *acc, int64_t cols, const rc_fin *fi
 }
 
 /* A column reduction's geometry: A problems [R, B] (a_stride as, r_stride rs, b_stride 1) cut
- * in np panels of pw columns, each a tree of 2^h leaves of rb rows; optionally split in nparts
- * subtrees of `size` leaves, `live` of which hold rows, whose partials go to buf. */
+ * in np panels of pw columns (nvp vectors), each a tree of 2^h leaves of rb rows; optionally
+ * split in nparts subtrees of `size` leaves, `live` of which hold rows, whose partials go to
+ * buf. */
 typedef struct RCF(colg) {
     const RC_T *x;
     RC_T *out;
@@ -432,24 +443,38 @@ typedef struct RCF(colg) {
     RC_V *buf;
 } RCF(colg);
 
-/* Panel task tk (problem tk / np, panel tk % np) whole: tree, finalize. */
-static void RCF(cols_task)(const RCF(colg) * g, int64_t tk)
+/* Subtree [lo, lo + size) of panel task tk (problem tk / np, panel tk % np) into res (nvp
+ * vectors); with out, finalized there instead. scratch: (h + 1) * nvp vectors, or NULL when
+ * they could not be allocated: then the panel goes one tile at a time, with scratch on the
+ * stack (columns are independent, the result is the same). */
+static void RCF(cpanel)(const RCF(colg) * g, int64_t tk, int64_t lo, int64_t size, RC_V *res,
+                        RC_V *scratch, RC_T *out)
 {
+    const int64_t tile = 8 * RC_VL;
     int64_t a = tk / g->np, c0 = (tk % g->np) * g->pw, cols = rc_min64(g->pw, g->B - c0);
-    RC_V acc[RC_PANEL_VECS];
+    const RC_T *x = g->x + a * g->as + c0;
+    RC_V small[(64 + 1) * 8];
 
-    RCF(cnode)(g->x + a * g->as + c0, g->rs, g->R, g->rb, 0, (int64_t)1 << g->h, cols, acc);
-    RCF(cput)(g->out + a * g->B + c0, acc, cols, g->fin);
+    if (scratch) {
+        if (!res)
+            res = scratch, scratch += g->nvp;
+        RCF(cnode)(x, g->rs, g->R, g->rb, lo, size, cols, res, scratch);
+        if (out)
+            RCF(cput)(out + a * g->B + c0, res, cols, g->fin);
+        return;
+    }
+    for (int64_t c = 0; c < cols; c += tile) {
+        int64_t w = rc_min64(tile, cols - c);
+        RC_V *r = res ? res + c / RC_VL : small;
+        RCF(cnode)(x + c, g->rs, g->R, g->rb, lo, size, w, r, small + 8);
+        if (out)
+            RCF(cput)(out + a * g->B + c0 + c, r, w, g->fin);
+    }
 }
 
-/* Subtree i of panel task tk into the partials. */
-static void RCF(cols_part)(const RCF(colg) * g, int64_t tk, int64_t i)
+static RC_V *RCF(scratch_alloc)(const RCF(colg) * g)
 {
-    int64_t a = tk / g->np, c0 = (tk % g->np) * g->pw, cols = rc_min64(g->pw, g->B - c0);
-
-    RCF(cnode)
-    (g->x + a * g->as + c0, g->rs, g->R, g->rb, i * g->size, g->size, cols,
-     g->buf + (tk * g->nparts + i) * g->nvp);
+    return aligned_alloc(sizeof(RC_V), (size_t)((g->h + 2) * g->nvp) * sizeof(RC_V));
 }
 
 /* The partials of panel task tk folded in the tree's order, finalized. */
@@ -463,8 +488,10 @@ static void RCF(cols_fold)(const RCF(colg) * g, int64_t tk)
 }
 
 /* A independent column reductions [R, B] (a_stride as, r_stride rs, b_stride 1), output
- * a * B + b. Work is cut in panels of RC_PANEL_VECS vectors; with few panels the row tree of
- * each is split between threads too. */
+ * a * B + b. Work is cut in panels of RC_PANEL_BYTES of input per row: the accumulators of a
+ * tile stay in registers down a leaf of rb rows, and a panel is wide enough that the hardware
+ * prefetcher's run-ahead along a row is mostly used. With few panels the row tree of each is
+ * split between threads too. */
 static void RCF(cols)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t rs, int64_t B,
                       RC_T *out, const rc_fin *fin)
 {
@@ -477,13 +504,15 @@ static void RCF(cols)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t r
     g.out = out;
     g.fin = fin;
     g.A = A, g.as = as, g.R = R, g.rs = rs, g.B = B;
-    g.pw = (int64_t)RC_PANEL_VECS * RC_VL;
+    g.pw = RC_PANEL_BYTES / (int64_t)sizeof(RC_T);
     g.np = rc_ceil_div(B, g.pw);
     g.rb = rc_col_leaf_rows(B);
     g.nl = rc_ceil_div(R, g.rb);
     g.h = rc_ceil_log2(g.nl);
     g.nvp = rc_ceil_div(rc_min64(B, g.pw), RC_VL); /* vectors of a full panel */
     g.buf = NULL;
+    g.size = (int64_t)1 << g.h;
+    g.live = 1;
     tasks = A * g.np;
     par = t > 1 && A * R * B >= RC_PAR_MIN;
     g.nparts = par ? rc_split_parts(g.h, tasks, t) : 1;
@@ -491,16 +520,28 @@ static void RCF(cols)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t r
         g.buf = aligned_alloc(sizeof(RC_V), (size_t)(tasks * g.nparts * g.nvp) * sizeof(RC_V));
     if (!g.buf) {
         /* one task per panel (also when the partials could not be allocated: same result) */
-#pragma omp parallel for schedule(static) if (par)
-        for (int64_t tk = 0; tk < tasks; tk++)
-            RCF(cols_task)(&g, tk);
+#pragma omp parallel if (par)
+        {
+            RC_V *scratch = RCF(scratch_alloc)(&g);
+#pragma omp for schedule(static)
+            for (int64_t tk = 0; tk < tasks; tk++)
+                RCF(cpanel)(&g, tk, 0, g.size, NULL, scratch, g.out);
+            free(scratch);
+        }
         return;
     }
     g.size = ((int64_t)1 << g.h) / g.nparts;
     g.live = rc_ceil_div(g.nl, g.size);
-#pragma omp parallel for schedule(static)
-    for (int64_t u = 0; u < tasks * g.live; u++)
-        RCF(cols_part)(&g, u / g.live, u % g.live);
+#pragma omp parallel
+    {
+        RC_V *scratch = RCF(scratch_alloc)(&g);
+#pragma omp for schedule(static)
+        for (int64_t u = 0; u < tasks * g.live; u++)
+            RCF(cpanel)
+        (&g, u / g.live, (u % g.live) * g.size, g.size,
+         g.buf + ((u / g.live) * g.nparts + u % g.live) * g.nvp, scratch, NULL);
+        free(scratch);
+    }
 #pragma omp parallel for schedule(static)
     for (int64_t tk = 0; tk < tasks; tk++)
         RCF(cols_fold)(&g, tk);
