@@ -9,42 +9,51 @@
  *    blocks per SM, so each SM keeps >= 48 KB of loads outstanding (4.5 TB/s * ~1 us latency /
  *    132 SMs ~ 35 KB needed).
  *  - Balance: the kernels are memory-bound and run their units in waves of `slots` blocks
- *    (SMs * blocks per SM). A last wave that is only partly full costs its full time, so a split is chosen
- *    either to keep every unit resident at once (units <= slots, equal work each) or to fill
- *    the waves to >= 97%. Measurements behind the constants are on an H200 (132 SMs, 50 MB L2,
- *    `opnn bench`, see bench/RESULTS.md). */
+ *    (SMs * blocks per SM). A last wave that is only partly full costs its full time, so a
+ *    split is chosen either to keep every unit resident at once (units <= slots, equal work
+ *    each) or to fill the waves to >= 96%.
+ *
+ * The numbers in the comments were measured on one H200 (132 SMs, 60 MB L2; `opnn bench` and a
+ * white-box sweep that forces each family on the suite shapes; read ceiling 4.48-4.57 TB/s). */
 #include "core/plan.h"
 
 #include <string.h>
 
-/* Below this many bytes a FULL reduction runs in one block: a split adds a second dependent
- * round trip (partials, fence, counter, reload) that costs more than one block streaming the
- * data. small_full (16 KB) is latency-bound either way; 32 KB is two load rounds of a block. */
+/* Up to this many bytes a FULL reduction runs in one block: small_full (16 KB) 5.0 us a call in
+ * one block, 5.2 us split; at 1 MB one block takes 18.1 us, 64 blocks of 16 KB 7.0 us. */
 #define FULL_SMALL_MAX_BYTES (32 * 1024)
-/* A FULL split gives each block at least this much: below it the last-block combine and the
- * block start dominate. */
+/* A FULL split gives each block at least this much (mid_full above), and never more blocks
+ * than are resident: full (1 GiB), 396 blocks of 2.7 MB, 4.33 TB/s. */
 #define FULL_MIN_BLOCK_BYTES (16 * 1024)
-/* A row or segment is cut into split units of at least this many bytes. */
+/* A row or segment is split into units of at least this many bytes, and only when there are
+ * too few rows to fill the device (choose_split): splitting the 16384 rows of row_wide in two
+ * drops it from 4133 to 2553 GB/s (twice the units, each with a last-block combine). */
 #define SPLIT_MIN_CHUNK_BYTES (8 * 1024)
 /* Rows up to this size take a group of lanes (sub-warp or warp) each; longer ones a block.
- * seed_hw (12.5 KB rows): a warp per row 4165 GB/s, a block per row 1437 GB/s (a block per
- * short unit is bound by its start-up and single round trip); row_wide (64 KB): a block per row
- * 4195 GB/s (H200). */
+ * seed_hw (12.5 KB rows): a warp per row 4146 GB/s, a block per row 1442 GB/s (a block per
+ * short unit is bound by its start-up, its single round trip and the block-wide tree);
+ * row_wide16 (32 KB): 16 lanes 3916, a block 3027 GB/s; row_wide (64 KB): a block 4133,
+ * 16 lanes 4121 GB/s. */
 #define ROW_GROUP_MAX_BYTES (32 * 1024)
-/* OUTER_INNER segments up to this many vectors go to the group kernel (lanes walk R1). */
+/* OUTER_INNER segments up to this many vectors go to the group kernel (lanes walk R1). Not
+ * measured against the block kernel yet. */
 #define OUTER_INNER_GROUP_MAX_VEC 8
-/* Column reductions with at most this many rows read them all in one thread, no split. */
+/* Column reductions with at most this many rows read them all in one thread, no split:
+ * col_short (16 rows) 4253 GB/s. */
 #define COL_TINY_R_MAX 32
 /* Each thread of a column slice reads at least this many rows: the partials written and
  * re-read per output cost 2 * split * acc bytes against rows * size bytes of input, so 64 rows
- * a thread keep that under 1.6% for f32. */
+ * a thread keep that under 1.6% for f32 (computed, not measured). */
 #define COL_MIN_ROWS_PER_THREAD 64
-/* Units smaller than this run on a persistent grid (grid_for). */
+/* Units smaller than this run on a persistent grid (grid_for): row_tiny (16 KB tiles) 3512
+ * GB/s persistent, 3237 with a block per tile; row_wide (64 KB rows, block kernel) 3979
+ * persistent, 4133 with a block per row. */
 #define PERSISTENT_MAX_UNIT_BYTES (64 * 1024)
-/* Group kernel: rows up to this many vectors are walked OPNN_CUDA_UNROLL at once per group of
- * lanes (one load each in flight); longer rows one at a time, cut into OPNN_CUDA_UNROLL pieces. */
+/* Group kernel: rows up to this many vectors get lanes by their length, longer ones by their
+ * count (group_sub_for). */
 #define GROUP_SHORT_MAX_VEC 128
-/* Group kernel: at most this many vectors in one lane's serial chain of fp32 additions. */
+/* Group kernel: at most this many vectors in one lane's serial chain of fp32 additions (a
+ * 400001-long row in one lane missed the test's fp32 tolerance). */
 #define GROUP_MAX_CHAIN 16384
 /* A split within this fraction of the ideal is good enough (a 4% tail at most). */
 #define WAVE_EFF_GOOD 0.96
@@ -102,8 +111,8 @@ static int64_t device_slots(const opnn_device_props *props, int64_t per_sm)
  * elements) into, at most max_split. A split s gives units of ceil(n / s) items; the time is
  * (waves of `slots` blocks) x (items per unit), against the ideal base * n / slots. Returns the
  * smallest split within WAVE_EFF_GOOD of the ideal, else the best. With fewer units than slots
- * all run at once with equal work. bn_nhw: 256 channels -> split 3, 768 units on 396 slots,
- * where no split would leave a third of the device idle. */
+ * all run at once with equal work. bn_nhw: 256 channels -> split 3, 768 units on 396 slots
+ * (3994 GB/s), where no split would leave a third of the device idle. */
 static int64_t choose_split(int64_t base, int64_t n, int64_t slots, int64_t max_split)
 {
     int64_t best = 1;
@@ -189,7 +198,9 @@ static bool inner_view_of(const opnn_reduce_plan *p, inner_view *v)
 }
 
 /* Lanes per range for the block kernel: the largest power of two in [32, 256] that leaves at
- * most 10% of the lanes idle on a segment's last round of vectors. */
+ * most 10% of the lanes idle on a segment's last round of vectors. bn_nhw (784 vectors a
+ * segment): 64 lanes, 3994 GB/s; cutting each segment into 4 pieces walked together instead
+ * gave 3725 GB/s. */
 static int block_sub_for(int64_t nvec)
 {
     for (int g = OPNN_CUDA_BLOCK; g > 32; g /= 2)
