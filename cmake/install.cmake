@@ -23,7 +23,7 @@ set_target_properties(opnn PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/opnn
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         COMPONENT opnn_dev
-        FILES_MATCHING PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.cuh")
 
 install(TARGETS opnn EXPORT opnnTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT opnn_runtime

@@ -1,7 +1,8 @@
 /* CUDA launch geometry chosen by the planner (core/plan_launch.c). Pure C: no CUDA types.
  *
  * A family names one kernel of kernel/cuda/reduce_families.cuh and the view of the plan it
- * reads; the other fields are that kernel's geometry. The "inner" kernels reduce a view
+ * reads; the other fields are that kernel's geometry. The struct and the constants live in
+ * opnn/reduce_plan.h (kernels in plugins read them); this header has the planner's functions. The "inner" kernels reduce a view
  * [R1, C, K] whose K is contiguous (FULL = [1, 1, R], ROW = [1, A, R], OUTER_INNER as planned),
  * the "outer" kernel a view [A, R, B] whose B is contiguous (COL = [1, R, B], MIDDLE). */
 #ifndef OPNN_CORE_LAUNCH_H
@@ -15,78 +16,7 @@
 extern "C" {
 #endif
 
-/* Loads in flight per thread in every streaming loop (16 bytes each). The kernels and the
- * planner's tile sizes both use it. */
-#define OPNN_CUDA_UNROLL 4
-/* Threads per block of every family; the kernels are compiled for it (__launch_bounds__). */
-#define OPNN_CUDA_BLOCK 256
-/* Blocks of OPNN_CUDA_BLOCK threads each multiprocessor is guaranteed to hold at once: the
- * kernels are compiled with __launch_bounds__(256, 4), so at most 64 registers a thread. */
-#define OPNN_CUDA_BLOCKS_PER_SM 4
-/* The inner kernels (four ranges of 16-byte vectors walked at once) need up to 85 registers a
- * thread: compiled for 3 resident blocks, 768 threads x 4 loads = 48 KB in flight per SM. */
-#define OPNN_CUDA_BLOCKS_PER_SM_INNER 3
-/* Largest accumulator a partial result needs (8 for the built-ins; 16 leaves room for the
- * (value, index) pairs of ArgMax/ArgMin). */
-#define OPNN_CUDA_MAX_ACC_BYTES 16
-/* Longest contiguous range one group of lanes walks, in elements: the block kernel cuts longer
- * ones; the group kernels serve only rows shorter than this. */
-#define OPNN_CUDA_MAX_RANGE ((int64_t)1 << 30)
-/* Bytes of input one ROW_TINY tile stages through shared memory. */
-#define OPNN_CUDA_TINY_TILE_BYTES (OPNN_CUDA_BLOCK * 16 * OPNN_CUDA_UNROLL)
-
-typedef enum opnn_cuda_family {
-    OPNN_FAMILY_NONE = 0,    /* EMPTY: nothing to launch */
-    OPNN_FAMILY_FILL,        /* FILL: every output is finalize(identity, 0) */
-    OPNN_FAMILY_FULL_SMALL,  /* FULL, one block */
-    OPNN_FAMILY_FULL_SPLIT,  /* FULL, split across blocks, the last block combines */
-    OPNN_FAMILY_ROW_TINY,    /* ROW, K * size <= 16 bytes, rows contiguous: 16-byte chunks
-                                spanning rows, staged through shared memory */
-    OPNN_FAMILY_ROW_THREAD,  /* ROW, a thread per row (rows of one 16-byte vector) */
-    OPNN_FAMILY_ROW_SUBWARP, /* ROW, `sub` (2..16) lanes per row */
-    OPNN_FAMILY_ROW_WARP,    /* ROW, a warp per row */
-    OPNN_FAMILY_ROW_BLOCK,   /* ROW, a block per row */
-    OPNN_FAMILY_ROW_SPLIT,   /* ROW, each row split across `split` blocks + last-block combine */
-    OPNN_FAMILY_COL_WIDE,    /* COL, threads across the kept dim, rows split into slices */
-    OPNN_FAMILY_COL_NARROW,  /* COL, kept dim narrower than a warp: rows folded into lanes */
-    OPNN_FAMILY_COL_TINY_R,  /* COL, few rows: a thread per output vector, no split */
-    OPNN_FAMILY_MIDDLE,      /* MIDDLE [A, R, B] (the column kernel with A > 1) */
-    OPNN_FAMILY_OUTER_INNER, /* OUTER_INNER [R1, C, R2], blocks per output (split over R1) */
-    OPNN_FAMILY_OUTER_INNER_GROUP, /* OUTER_INNER, `sub` lanes per output (many outputs) */
-    OPNN_FAMILY_GENERIC,     /* any layout: `sub` lanes per output walk the merged dims */
-    OPNN_FAMILY_COUNT_
-} opnn_cuda_family;
-
-/* The kernel a family runs. */
-typedef enum opnn_cuda_kernel {
-    OPNN_KERNEL_NONE = 0,
-    OPNN_KERNEL_FILL,
-    OPNN_KERNEL_INNER_BLOCK, /* a block (of groups of `sub` lanes) per (output, split) unit */
-    OPNN_KERNEL_INNER_GROUP, /* a group of `sub` lanes per output, OPNN_CUDA_UNROLL outputs */
-    OPNN_KERNEL_ROW_TINY,
-    OPNN_KERNEL_OUTER,
-    OPNN_KERNEL_GENERIC,
-} opnn_cuda_kernel;
-
-typedef struct opnn_launch {
-    int family;             /* opnn_cuda_family */
-    int kernel;             /* opnn_cuda_kernel of the family */
-    int block;              /* threads per block */
-    int64_t grid_x;         /* blocks; the kernels stride over `units` */
-    int64_t grid_y;         /* always 1 (kept for the interface) */
-    int64_t units;          /* work units: (output, split) pairs, row tiles, column tiles */
-    int64_t split;          /* blocks that share one output's reduction (1: no split) */
-    int64_t chunk;          /* INNER_BLOCK: elements of K per split unit (0: split over R1,
-                               `segs` segments per unit); OUTER: rows per slice;
-                               ROW_TINY: rows per tile */
-    int64_t segs;           /* INNER_BLOCK: R1 segments per unit (chunk == 0) */
-    int64_t tiles;          /* OUTER: column tiles per A index */
-    int vec;                /* elements per 16-byte vector load (1: scalar loads) */
-    int sub;                /* lanes per range (INNER), per output (GENERIC), BX (OUTER) */
-    int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
-    size_t partial_bytes;   /* partial results the launch writes and combines */
-    size_t workspace_bytes; /* partial_bytes + counters */
-} opnn_launch;
+#include "opnn/reduce_plan.h"
 
 struct opnn_reduce_plan;
 struct opnn_device_props;

@@ -14,20 +14,15 @@
 
 #include "core/device.h"
 #include "core/launch.h"
+#include "opnn/reduce_plan.h"
 #include "opnn/context.h"
 #include "opnn/status.h"
 
-typedef enum opnn_reduce_class {
-    OPNN_CLASS_EMPTY = 0,   /* the output has no elements: nothing to do */
-    OPNN_CLASS_FILL,        /* a reduced dim is 0: every output is finalize(identity, 0) */
-    OPNN_CLASS_FULL,        /* [R]: one output; r_stride == 1 */
-    OPNN_CLASS_ROW,         /* [A, R]: r_stride == 1, a_stride >= R (or 0) */
-    OPNN_CLASS_COL,         /* [R, B]: b_stride == 1, r_stride >= B (or 0) */
-    OPNN_CLASS_MIDDLE,      /* [A, R, B]: b_stride == 1 */
-    OPNN_CLASS_OUTER_INNER, /* [R1, C, R2]: r2_stride == 1 (r1/c/r2 fields) */
-    OPNN_CLASS_GENERIC,     /* anything else: the merged dims below */
-    OPNN_CLASS_COUNT_
-} opnn_reduce_class;
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
 
 /* Everything the planner looks at. Strides are in elements; NULL means compact row-major. */
 typedef struct opnn_reduce_request {
@@ -41,32 +36,7 @@ typedef struct opnn_reduce_request {
     DLDataType dtype;
 } opnn_reduce_request;
 
-typedef struct opnn_reduce_plan {
-    opnn_reduce_class cls;
-    DLDataType dtype;
-    int64_t out_numel;  /* outputs to write */
-    int64_t red_numel;  /* elements combined into each output (N of Mean); 0 for FILL */
-    uint32_t red_mask;  /* which original dims are reduced (bit i = dim i) */
 
-    /* FULL / ROW / COL / MIDDLE: the view [A, R, B]; absent parts have size 1, stride 0.
-     * Output index of (a, b) is a * B + b: the output is compact in this order. */
-    int64_t a, r, b;
-    int64_t a_stride, r_stride, b_stride;
-
-    /* OUTER_INNER: [R1, C, R2]; output index is c. */
-    int64_t r1, c, r2;
-    int64_t r1_stride, c_stride, r2_stride;
-
-    /* Merged dims, outermost first (every class fills them; GENERIC needs them). */
-    int ndim;
-    int64_t shape[OP_MAX_DIMS];
-    int64_t istride[OP_MAX_DIMS]; /* input stride, elements */
-    int64_t ostride[OP_MAX_DIMS]; /* output stride, elements; 0 for reduced dims */
-    bool reduced[OP_MAX_DIMS];
-
-    /* Filled by opnn__reduce_plan_launch for CUDA; zero for the CPU. */
-    opnn_launch launch;
-} opnn_reduce_plan;
 
 /* Wraps and checks axes: each in [-ndim, ndim-1], no duplicate after wrapping, none for rank 0.
  * Sets *mask (bit i = dim i reduced): all dims for an empty list unless noop_with_empty_axes,
@@ -91,5 +61,9 @@ size_t opnn__dtype_size(DLDataType dtype);
 
 /* Short dtype name ("f32", "bf16", "i64"), or "unsupported". */
 const char *opnn__dtype_name(DLDataType dtype);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* OPNN_CORE_PLAN_H */

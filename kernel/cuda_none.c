@@ -44,6 +44,16 @@ op_status opnn_cuda_reduce(const opnn_reduce_plan *plan, opnn_reduce_kind kind, 
     return none_fail(msg, msg_len, "CUDA reduce");
 }
 
+op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, opnn_cuda_state **state,
+                              op_reduce_workspace *ws, char *msg, size_t msg_len)
+{
+    (void)plan;
+    (void)stream;
+    (void)state;
+    (void)ws;
+    return none_fail(msg, msg_len, "CUDA workspace");
+}
+
 void opnn_cuda_state_destroy(opnn_cuda_state *state)
 {
     (void)state; /* never created without CUDA */

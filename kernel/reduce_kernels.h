@@ -8,6 +8,7 @@
 
 #include "core/device.h"
 #include "core/plan.h"
+#include "opnn/reduce.h"
 #include "opnn/status.h"
 
 #ifdef __cplusplus
@@ -51,6 +52,11 @@ op_status opnn_cuda_check_pointer(const void *ptr, const char *op, const char *a
 op_status opnn_cuda_reduce(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const void *in,
                            void *out, void *stream, opnn_cuda_state **state, char *msg,
                            size_t msg_len);
+
+/* The state's device workspace (created and grown as needed) for plan's launch, on the current
+ * device. Used by opnn_cuda_reduce and, through op_reduce_cuda_workspace, by plugins. */
+op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, opnn_cuda_state **state,
+                              op_reduce_workspace *ws, char *msg, size_t msg_len);
 
 /* Frees the state (waits for its stream first). NULL is fine. */
 void opnn_cuda_state_destroy(opnn_cuda_state *state);

@@ -148,3 +148,15 @@ op_status op_reduce_prepare(op_kernel_ctx *kc, uint32_t mask, op_reduce_call *ca
     call->device = dev;
     return OP_OK;
 }
+
+op_status op_reduce_cuda_workspace(op_kernel_ctx *kc, const op_reduce_plan *plan,
+                                   op_reduce_workspace *ws)
+{
+    op_context *ctx = op_kernel_context(kc);
+    if (!plan || !ws)
+        return op_kernel_fail(kc, OP_ERR_INVALID_ARGUMENT, "op_reduce_cuda_workspace: NULL %s",
+                              plan ? "ws" : "plan");
+    op_status st = opnn_cuda_workspace(plan, ctx->stream, &ctx->cuda, ws, ctx->msg,
+                                       sizeof(ctx->msg));
+    return st;
+}

@@ -65,6 +65,23 @@ typedef struct op_reduce_call {
 /// @retval OP_ERR_DEVICE CUDA error.
 OPNN_API op_status op_reduce_prepare(op_kernel_ctx *kc, uint32_t mask, op_reduce_call *call);
 
+/// A CUDA reduce launch's device workspace: partial results, and arrival counters that are zero
+/// between launches (each launch leaves them at zero again).
+typedef struct op_reduce_workspace {
+    void *partials;
+    size_t partial_bytes;
+    unsigned *counters;
+    int64_t ncounters;
+} op_reduce_workspace;
+
+/// The context's CUDA workspace, grown (rarely; growing synchronises the device and is refused
+/// during stream capture) to what @p plan's launch needs. For opnn::cuda::reduce in a plugin.
+/// @retval OP_OK ws filled.
+/// @retval OP_ERR_UNSUPPORTED the workspace must grow during stream capture, or no CUDA build.
+/// @retval OP_ERR_OUT_OF_MEMORY, OP_ERR_DEVICE allocation or CUDA failure.
+OPNN_API op_status op_reduce_cuda_workspace(op_kernel_ctx *kc, const op_reduce_plan *plan,
+                                            op_reduce_workspace *ws);
+
 #ifdef __cplusplus
 }
 #endif

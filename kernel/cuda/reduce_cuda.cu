@@ -249,14 +249,45 @@ op_status opnn_cuda_check_pointer(const void *ptr, const char *op, const char *a
     }
 }
 
+op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, opnn_cuda_state **state,
+                              op_reduce_workspace *ws, char *msg, size_t msg_len)
+{
+    int dev = -1;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return device_fail(msg, msg_len, "cudaGetDevice", e);
+    if (!*state) {
+        opnn_cuda_state *ns = static_cast<opnn_cuda_state *>(calloc(1, sizeof *ns));
+        if (!ns) {
+            set_msg(msg, msg_len, "CUDA reduce: out of host memory for the CUDA state");
+            return OP_ERR_OUT_OF_MEMORY;
+        }
+        ns->device = dev;
+        *state = ns;
+    }
+    if ((*state)->device != dev) {
+        set_msg(msg, msg_len,
+                "CUDA reduce: this context's CUDA workspace lives on cuda:%d but the current "
+                "device is cuda:%d; use one context per device",
+                (*state)->device, dev);
+        return OP_ERR_INVALID_ARGUMENT;
+    }
+    op_status st = workspace_reserve(*state, &plan->launch, static_cast<cudaStream_t>(stream), msg,
+                                     msg_len);
+    if (st != OP_OK)
+        return st;
+
+    *ws = {(*state)->partials, (*state)->partial_cap, (*state)->counters,
+           (int64_t)(*state)->counter_cap};
+    return OP_OK;
+}
+
 op_status opnn_cuda_reduce(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const void *in,
                            void *out, void *stream, opnn_cuda_state **state, char *msg,
                            size_t msg_len)
 {
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     size_t es;
-    int dev = -1;
-    cudaError_t e;
     op_status st;
 
     if (!plan || !state) {
@@ -289,31 +320,10 @@ op_status opnn_cuda_reduce(const opnn_reduce_plan *plan, opnn_reduce_kind kind, 
         return OP_ERR_UNSUPPORTED;
     }
 
-    e = cudaGetDevice(&dev);
-    if (e != cudaSuccess)
-        return device_fail(msg, msg_len, "cudaGetDevice", e);
-    if (!*state) {
-        opnn_cuda_state *ns = static_cast<opnn_cuda_state *>(calloc(1, sizeof *ns));
-        if (!ns) {
-            set_msg(msg, msg_len, "CUDA reduce: out of host memory for the CUDA state");
-            return OP_ERR_OUT_OF_MEMORY;
-        }
-        ns->device = dev;
-        *state = ns;
-    }
-    if ((*state)->device != dev) {
-        set_msg(msg, msg_len,
-                "CUDA reduce: this context's CUDA workspace lives on cuda:%d but the current "
-                "device is cuda:%d; use one context per device",
-                (*state)->device, dev);
-        return OP_ERR_INVALID_ARGUMENT;
-    }
-    st = workspace_reserve(*state, &plan->launch, s, msg, msg_len);
+    op_reduce_workspace ws;
+    st = opnn_cuda_workspace(plan, stream, state, &ws, msg, msg_len);
     if (st != OP_OK)
         return st;
-
-    const opnn::cuda::workspace ws = {(*state)->partials, (*state)->partial_cap, (*state)->counters,
-                                      (int64_t)(*state)->counter_cap};
     switch (plan->dtype.code) {
     case kDLFloat:
         if (plan->dtype.bits == 32)

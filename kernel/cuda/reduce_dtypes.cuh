@@ -3,7 +3,7 @@
 #ifndef OPNN_KERNEL_CUDA_REDUCE_DTYPES_CUH
 #define OPNN_KERNEL_CUDA_REDUCE_DTYPES_CUH
 
-#include "kernel/cuda/reduce_families.cuh"
+#include "opnn/cuda/reduce.cuh"
 extern "C" {
 #include "kernel/reduce_kernels.h"
 }

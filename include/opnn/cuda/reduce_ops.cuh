@@ -16,8 +16,8 @@
  * so a commutative combine gives bitwise-reproducible results. An ArgMax is a (value, index)
  * accumulator whose combine breaks ties (and NaNs) by the smaller index; LogSumExp a (max, sum)
  * pair rescaled in combine; L2 maps x to x*x and finalizes with sqrt. */
-#ifndef OPNN_KERNEL_CUDA_REDUCE_OPS_CUH
-#define OPNN_KERNEL_CUDA_REDUCE_OPS_CUH
+#ifndef OPNN_CUDA_REDUCE_OPS_CUH
+#define OPNN_CUDA_REDUCE_OPS_CUH
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -169,4 +169,4 @@ template <class T> struct prod_op {
 } // namespace cuda
 } // namespace opnn
 
-#endif /* OPNN_KERNEL_CUDA_REDUCE_OPS_CUH */
+#endif /* OPNN_CUDA_REDUCE_OPS_CUH */

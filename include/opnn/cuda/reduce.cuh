@@ -1,9 +1,9 @@
-/* The CUDA reduce kernel families, header-only templates over an operator (reduce_ops.cuh), and
+/* The CUDA reduce kernel families, header-only templates over an operator (opnn/cuda/reduce_ops.cuh), and
  * the host-side launcher opnn::cuda::reduce<Op>() that runs a plan's family. A plugin's reduce op
  * includes this header, defines its operator struct and calls reduce(): it gets the same
  * planning, kernels and speed as ReduceSum.
  *
- * Kernels (the family -> kernel map and every geometry choice are in core/plan_launch.c):
+ * Kernels (the family -> kernel map and every geometry choice are in opnn's core/plan_launch.c):
  *   fill_kernel         FILL: every output is finalize(identity, 0).
  *   inner_block_kernel  view [R1, C, K], K contiguous: a block per (output, split) unit; groups of
  *                       `sub` lanes walk ranges (whole segments, or pieces of a long one) with
@@ -21,19 +21,16 @@
  * Every range is read as a scalar head up to the first 16-byte boundary, 16-byte vectors, and a
  * scalar tail, so rows of odd length or odd offset still stream with wide loads. No float
  * atomics: results are bitwise identical run to run. Element indices are 64-bit. */
-#ifndef OPNN_KERNEL_CUDA_REDUCE_FAMILIES_CUH
-#define OPNN_KERNEL_CUDA_REDUCE_FAMILIES_CUH
+#ifndef OPNN_CUDA_REDUCE_CUH
+#define OPNN_CUDA_REDUCE_CUH
 
 #include <stdio.h>
 #include <string.h>
 
-/* core/plan.h declares C functions without its own extern "C" block */
-extern "C" {
-#include "core/launch.h"
-#include "core/plan.h"
+#include "opnn/cuda/reduce_ops.cuh"
+#include "opnn/reduce.h"
+#include "opnn/reduce_plan.h"
 #include "opnn/status.h"
-}
-#include "kernel/cuda/reduce_ops.cuh"
 
 namespace opnn {
 namespace cuda {
@@ -46,13 +43,9 @@ constexpr int kMinBlocksInner = OPNN_CUDA_BLOCKS_PER_SM_INNER;
 constexpr int64_t kMaxRange = OPNN_CUDA_MAX_RANGE;
 
 /* The device workspace a launch may use: partials and self-resetting arrival counters (zeroed
- * once when allocated, reset by the last block of each launch). */
-struct workspace {
-    void *partials;
-    size_t partial_bytes;
-    unsigned *counters;
-    int64_t ncounters;
-};
+ * once when allocated, reset by the last block of each launch). op_reduce_cuda_workspace gives
+ * a plugin its context's. */
+using workspace = ::op_reduce_workspace;
 
 /* a / b for a >= 0, b > 0: a 32-bit division when both fit (per-unit index arithmetic is on the
  * critical path of small launches; a 64-bit division is a long software sequence) */
@@ -704,9 +697,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) generic_kernel(Op op, gene
 inline op_status launch_failed(char *msg, size_t msg_len, const opnn_reduce_plan *plan, cudaError_t e)
 {
     if (msg && msg_len)
-        snprintf(msg, msg_len, "CUDA reduce kernel '%s' (%s, %s): %s",
-                 opnn__cuda_family_name(plan->launch.family), opnn__reduce_class_name(plan->cls),
-                 opnn__dtype_name(plan->dtype), cudaGetErrorString(e));
+        snprintf(msg, msg_len, "CUDA reduce kernel of family %d (class %d, dtype code %u bits %u): %s",
+                 plan->launch.family, (int)plan->cls, (unsigned)plan->dtype.code,
+                 (unsigned)plan->dtype.bits, cudaGetErrorString(e));
     return OP_ERR_DEVICE;
 }
 
@@ -844,4 +837,4 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
 } // namespace cuda
 } // namespace opnn
 
-#endif /* OPNN_KERNEL_CUDA_REDUCE_FAMILIES_CUH */
+#endif /* OPNN_CUDA_REDUCE_CUH */
