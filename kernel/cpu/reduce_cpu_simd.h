@@ -109,27 +109,46 @@ OPNN_VINLINE opnn_v4l opnn__vload_i64(const int64_t *p)
     return v;
 }
 
-/* --- max / min: NaN wins wherever it is (b replaces a when b is larger or NaN; a NaN in a is
- * never replaced, since every comparison with it is false) --- */
+/* --- max / min: NaN wins wherever it is ---
+ *
+ * max(a, b) is (b > a ? b : a), which is x86's MAXPS(b, a), made NaN when b is NaN by setting
+ * the quiet-NaN bits; a NaN in a is never replaced (every comparison with it is false), so a
+ * NaN, once in, stays. The scalar, generic-vector and AVX2 forms give the same bits. */
+
+#define OPNN_QNAN32 ((int32_t)0x7fc00000)
+#define OPNN_QNAN64 ((int64_t)0x7ff8000000000000)
 
 static inline float opnn__max_f32(float a, float b)
 {
-    return (b > a || b != b) ? b : a;
+    float r = b > a ? b : a;
+    return b != b ? opnn__f32_from_bits(opnn__f32_bits(r) | (uint32_t)OPNN_QNAN32) : r;
 }
 
 static inline float opnn__min_f32(float a, float b)
 {
-    return (b < a || b != b) ? b : a;
+    float r = b < a ? b : a;
+    return b != b ? opnn__f32_from_bits(opnn__f32_bits(r) | (uint32_t)OPNN_QNAN32) : r;
+}
+
+static inline double opnn__f64_quiet(double r)
+{
+    uint64_t u;
+    memcpy(&u, &r, sizeof u);
+    u |= (uint64_t)OPNN_QNAN64;
+    memcpy(&r, &u, sizeof r);
+    return r;
 }
 
 static inline double opnn__max_f64(double a, double b)
 {
-    return (b > a || b != b) ? b : a;
+    double r = b > a ? b : a;
+    return b != b ? opnn__f64_quiet(r) : r;
 }
 
 static inline double opnn__min_f64(double a, double b)
 {
-    return (b < a || b != b) ? b : a;
+    double r = b < a ? b : a;
+    return b != b ? opnn__f64_quiet(r) : r;
 }
 
 static inline int64_t opnn__max_i64(int64_t a, int64_t b)
@@ -142,21 +161,35 @@ static inline int64_t opnn__min_i64(int64_t a, int64_t b)
     return b < a ? b : a;
 }
 
-/* Vector max / min, as statement expressions (GNU C, as are the vector types): a function
- * taking 32-byte vectors by value draws an ABI note from GCC in non-AVX code. */
+/* Vector forms, as statement expressions (GNU C, as are the vector types): a function taking
+ * 32-byte vectors by value draws an ABI note from GCC in non-AVX code. */
 #define OPNN_VSEL_(VT, IT, m, b, a) ((VT)(((IT)(b) & (m)) | ((IT)(a) & ~(m))))
-#define OPNN_VMINMAX_(VT, IT, op, a, b)                                                            \
+#define OPNN_VMINMAX_(VT, IT, op, qnan, a, b)                                                      \
     __extension__({                                                                                \
         VT a_ = (a), b_ = (b);                                                                     \
-        IT m_ = (b_ op a_) | (b_ != b_);                                                           \
-        OPNN_VSEL_(VT, IT, m_, b_, a_);                                                            \
+        IT m_ = b_ op a_;                                                                          \
+        (VT)((IT)OPNN_VSEL_(VT, IT, m_, b_, a_) | ((b_ != b_) & (qnan)));                          \
     })
-#define opnn__vmax_f32(a, b) OPNN_VMINMAX_(opnn_v8f, opnn_v8i, >, a, b)
-#define opnn__vmin_f32(a, b) OPNN_VMINMAX_(opnn_v8f, opnn_v8i, <, a, b)
-#define opnn__vmax_f64(a, b) OPNN_VMINMAX_(opnn_v4d, opnn_v4l, >, a, b)
-#define opnn__vmin_f64(a, b) OPNN_VMINMAX_(opnn_v4d, opnn_v4l, <, a, b)
-/* integers: b != b is all-false, the same select */
-#define opnn__vmax_i64(a, b) OPNN_VMINMAX_(opnn_v4l, opnn_v4l, >, a, b)
-#define opnn__vmin_i64(a, b) OPNN_VMINMAX_(opnn_v4l, opnn_v4l, <, a, b)
+#if defined(RC_USE_AVX2)
+/* MAXPS / MINPS and three logic ops instead of two compares and a blend: Max of f32 rows 0.88
+ * -> 1.0 of the streaming read */
+#define OPNN_VMINMAX_X86_(VT, IT, fn, qnan, a, b)                                                  \
+    __extension__({                                                                                \
+        VT a_ = (a), b_ = (b);                                                                     \
+        (VT)((IT)fn(b_, a_) | ((b_ != b_) & (qnan)));                                              \
+    })
+#define opnn__vmax_f32(a, b) OPNN_VMINMAX_X86_(opnn_v8f, opnn_v8i, _mm256_max_ps, OPNN_QNAN32, a, b)
+#define opnn__vmin_f32(a, b) OPNN_VMINMAX_X86_(opnn_v8f, opnn_v8i, _mm256_min_ps, OPNN_QNAN32, a, b)
+#define opnn__vmax_f64(a, b) OPNN_VMINMAX_X86_(opnn_v4d, opnn_v4l, _mm256_max_pd, OPNN_QNAN64, a, b)
+#define opnn__vmin_f64(a, b) OPNN_VMINMAX_X86_(opnn_v4d, opnn_v4l, _mm256_min_pd, OPNN_QNAN64, a, b)
+#else
+#define opnn__vmax_f32(a, b) OPNN_VMINMAX_(opnn_v8f, opnn_v8i, >, OPNN_QNAN32, a, b)
+#define opnn__vmin_f32(a, b) OPNN_VMINMAX_(opnn_v8f, opnn_v8i, <, OPNN_QNAN32, a, b)
+#define opnn__vmax_f64(a, b) OPNN_VMINMAX_(opnn_v4d, opnn_v4l, >, OPNN_QNAN64, a, b)
+#define opnn__vmin_f64(a, b) OPNN_VMINMAX_(opnn_v4d, opnn_v4l, <, OPNN_QNAN64, a, b)
+#endif
+/* integers: b != b is all-false */
+#define opnn__vmax_i64(a, b) OPNN_VMINMAX_(opnn_v4l, opnn_v4l, >, 0, a, b)
+#define opnn__vmin_i64(a, b) OPNN_VMINMAX_(opnn_v4l, opnn_v4l, <, 0, a, b)
 
 #endif /* OPNN_KERNEL_CPU_REDUCE_CPU_SIMD_H */
