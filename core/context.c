@@ -81,8 +81,8 @@ static op_status opnn__bind(op_context *ctx, opnn_bound *slots, const char *what
     for (int32_t d = 0; d < t->ndim; d++) {
         if (t->shape[d] < 0)
             return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
-                                  "op_context_set_%s: %s %d has negative dim %d = %lld", what,
-                                  what, index, (int)d, (long long)t->shape[d]);
+                                  "op_context_set_%s: %s %d has negative dim %d = %lld", what, what,
+                                  index, (int)d, (long long)t->shape[d]);
         if (t->strides && t->strides[d] < 0 && t->shape[d] > 1) /* never stepped otherwise */
             return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
                                   "op_context_set_%s: %s %d has negative stride %d = %lld", what,
@@ -121,8 +121,7 @@ const opnn_attr *opnn__ctx_attr(const op_context *ctx, const char *name)
 }
 
 /* Finds or appends the slot for name; the old value (if any) is freed. */
-static op_status opnn__attr_slot(op_context *ctx, const char *fn, const char *name,
-                                 opnn_attr **out)
+static op_status opnn__attr_slot(op_context *ctx, const char *fn, const char *name, opnn_attr **out)
 {
     if (!ctx)
         return OP_ERR_INVALID_ARGUMENT;

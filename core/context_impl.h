@@ -46,7 +46,7 @@ struct op_context {
 
     struct opnn_plan_entry *plans; /* uthash */
     size_t num_plans;
-    uint64_t plans_epoch; /* registry epoch the cache was filled under */
+    uint64_t plans_epoch;          /* registry epoch the cache was filled under */
     opnn_reduce_plan plan_scratch; /* the latest plan when it could not be cached */
 
     struct opnn_cuda_state *cuda; /* workspace etc., created by the CUDA backend on first use */

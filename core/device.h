@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 typedef struct opnn_device_props {
-    int device_id;            /* CUDA ordinal; -1 for the CPU */
-    int sm_count;             /* multiprocessors (CPU: threads) */
+    int device_id; /* CUDA ordinal; -1 for the CPU */
+    int sm_count;  /* multiprocessors (CPU: threads) */
     int max_threads_per_sm;
     int max_threads_per_block;
     int warp_size;

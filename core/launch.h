@@ -2,9 +2,10 @@
  *
  * A family names one kernel of kernel/cuda/reduce_families.cuh and the view of the plan it
  * reads; the other fields are that kernel's geometry. The struct and the constants live in
- * opnn/reduce_plan.h (kernels in plugins read them); this header has the planner's functions. The "inner" kernels reduce a view
- * [R1, C, K] whose K is contiguous (FULL = [1, 1, R], ROW = [1, A, R], OUTER_INNER as planned),
- * the "outer" kernel a view [A, R, B] whose B is contiguous (COL = [1, R, B], MIDDLE). */
+ * opnn/reduce_plan.h (kernels in plugins read them); this header has the planner's functions. The
+ * "inner" kernels reduce a view [R1, C, K] whose K is contiguous (FULL = [1, 1, R], ROW = [1, A,
+ * R], OUTER_INNER as planned), the "outer" kernel a view [A, R, B] whose B is contiguous (COL = [1,
+ * R, B], MIDDLE). */
 #ifndef OPNN_CORE_LAUNCH_H
 #define OPNN_CORE_LAUNCH_H
 

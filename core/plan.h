@@ -14,15 +14,13 @@
 
 #include "core/device.h"
 #include "core/launch.h"
-#include "opnn/reduce_plan.h"
 #include "opnn/context.h"
+#include "opnn/reduce_plan.h"
 #include "opnn/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-
 
 /* Everything the planner looks at. Strides are in elements; NULL means compact row-major. */
 typedef struct opnn_reduce_request {
@@ -35,8 +33,6 @@ typedef struct opnn_reduce_request {
     bool noop_with_empty_axes;
     DLDataType dtype;
 } opnn_reduce_request;
-
-
 
 /* Wraps and checks axes: each in [-ndim, ndim-1], no duplicate after wrapping, none for rank 0.
  * Sets *mask (bit i = dim i reduced): all dims for an empty list unless noop_with_empty_axes,

@@ -123,7 +123,8 @@ static int64_t choose_split(int64_t base, int64_t n, int64_t slots, int64_t max_
     max_split = imax(1, imin(imin(max_split, n), 4 * slots));
     for (int64_t s = 1; s <= max_split; s++) {
         int64_t per = cdiv(n, s), units = base * cdiv(n, per);
-        double e = (double)base * (double)n / ((double)cdiv(units, slots) * (double)slots * (double)per);
+        double e =
+            (double)base * (double)n / ((double)cdiv(units, slots) * (double)slots * (double)per);
 
         if (e >= WAVE_EFF_GOOD)
             return s;
@@ -310,8 +311,7 @@ static int64_t group_sub_for(int64_t nvec, int64_t c, int64_t slots)
     return 32;
 }
 
-static void plan_row_tiny(opnn_reduce_plan *p, const opnn_device_props *props,
-                          const inner_view *v)
+static void plan_row_tiny(opnn_reduce_plan *p, const opnn_device_props *props, const inner_view *v)
 {
     opnn_launch *l = &p->launch;
     int64_t row_bytes = v->k * (int64_t)esize_of(p->dtype);
@@ -320,8 +320,8 @@ static void plan_row_tiny(opnn_reduce_plan *p, const opnn_device_props *props,
     l->vec = (int)(16 / esize_of(p->dtype));
     l->chunk = OPNN_CUDA_TINY_TILE_BYTES / row_bytes; /* rows per tile */
     l->units = cdiv(v->c, l->chunk);
-    l->grid_x = grid_for(l->units, OPNN_CUDA_TINY_TILE_BYTES,
-                         device_slots(props, OPNN_CUDA_BLOCKS_PER_SM));
+    l->grid_x =
+        grid_for(l->units, OPNN_CUDA_TINY_TILE_BYTES, device_slots(props, OPNN_CUDA_BLOCKS_PER_SM));
 }
 
 /* --- the outer view [A, R, B], B contiguous ------------------------------------------------ */
@@ -379,7 +379,7 @@ static void plan_fill(opnn_reduce_plan *p, const opnn_device_props *props)
     launch_reset(l, OPNN_FAMILY_FILL, OPNN_KERNEL_FILL);
     l->units = p->out_numel;
     l->grid_x = imax(1, imin(cdiv(p->out_numel, OPNN_CUDA_BLOCK),
-                              device_slots(props, OPNN_CUDA_BLOCKS_PER_SM) * 8));
+                             device_slots(props, OPNN_CUDA_BLOCKS_PER_SM) * 8));
 }
 
 static void plan_generic(opnn_reduce_plan *p, const opnn_device_props *props)
@@ -392,7 +392,7 @@ static void plan_generic(opnn_reduce_plan *p, const opnn_device_props *props)
     l->sub = (int)sub;
     l->units = p->out_numel;
     l->grid_x = imax(1, imin(cdiv(p->out_numel * sub, OPNN_CUDA_BLOCK),
-                              device_slots(props, OPNN_CUDA_BLOCKS_PER_SM) * 16));
+                             device_slots(props, OPNN_CUDA_BLOCKS_PER_SM) * 16));
 }
 
 static const char *const family_names[] = {

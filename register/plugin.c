@@ -80,8 +80,8 @@ op_status op_load_plugin(const char *path, op_plugin **out)
     dlerror();
     void *sym = dlsym(p->handle, OP_PLUGIN_ENTRY_SYMBOL);
     if (!sym) {
-        st = opnn__plugin_fail(OP_ERR_PLUGIN, "op_load_plugin: '%s' has no entry symbol '%s'",
-                               path, OP_PLUGIN_ENTRY_SYMBOL);
+        st = opnn__plugin_fail(OP_ERR_PLUGIN, "op_load_plugin: '%s' has no entry symbol '%s'", path,
+                               OP_PLUGIN_ENTRY_SYMBOL);
         goto out_close;
     }
     opnn_plugin_entry_fn entry;
@@ -99,8 +99,8 @@ op_status op_load_plugin(const char *path, op_plugin **out)
         goto out_close;
     }
     if (!info->register_ops) {
-        st = opnn__plugin_fail(OP_ERR_PLUGIN, "op_load_plugin: '%s' has no register function",
-                               path);
+        st =
+            opnn__plugin_fail(OP_ERR_PLUGIN, "op_load_plugin: '%s' has no register function", path);
         goto out_close;
     }
     snprintf(p->name, sizeof(p->name), "%s", info->name ? info->name : "plugin");

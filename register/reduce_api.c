@@ -28,8 +28,7 @@ op_status op_reduce_mask(op_kernel_ctx *kc, uint32_t *mask)
                                   ctx->msg, sizeof(ctx->msg));
 }
 
-void op_reduce_shape(const DLTensor *x, uint32_t mask, bool keepdims, int32_t *ndim,
-                     int64_t *shape)
+void op_reduce_shape(const DLTensor *x, uint32_t mask, bool keepdims, int32_t *ndim, int64_t *shape)
 {
     int32_t nd = 0;
     for (int32_t d = 0; d < x->ndim; d++) {
@@ -56,8 +55,7 @@ op_status op_reduce_infer(op_kernel_ctx *kc, int index, int32_t *ndim, int64_t *
 }
 
 /* Checks a device pointer once per distinct pointer (the check is a driver call). */
-static op_status opnn__cuda_pointer_ok(op_kernel_ctx *kc, int slot, const void *p,
-                                       const char *arg)
+static op_status opnn__cuda_pointer_ok(op_kernel_ctx *kc, int slot, const void *p, const char *arg)
 {
     op_context *ctx = op_kernel_context(kc);
     if (!p || ctx->checked_ptrs[slot] == p)
@@ -156,7 +154,7 @@ op_status op_reduce_cuda_workspace(op_kernel_ctx *kc, const op_reduce_plan *plan
     if (!plan || !ws)
         return op_kernel_fail(kc, OP_ERR_INVALID_ARGUMENT, "op_reduce_cuda_workspace: NULL %s",
                               plan ? "ws" : "plan");
-    op_status st = opnn_cuda_workspace(plan, ctx->stream, &ctx->cuda, ws, ctx->msg,
-                                       sizeof(ctx->msg));
+    op_status st =
+        opnn_cuda_workspace(plan, ctx->stream, &ctx->cuda, ws, ctx->msg, sizeof(ctx->msg));
     return st;
 }

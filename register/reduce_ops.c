@@ -54,8 +54,8 @@ _Static_assert(sizeof(opnn__kinds) / sizeof(opnn__kinds[0]) == OPNN_REDUCE_KIND_
                "one entry per reduce kind");
 
 static const DLDataType opnn__reduce_dtypes[] = {
-    {kDLFloat, 32, 1}, {kDLFloat, 64, 1}, {kDLFloat, 16, 1},
-    {kDLBfloat, 16, 1}, {kDLInt, 32, 1},  {kDLInt, 64, 1},
+    {kDLFloat, 32, 1},  {kDLFloat, 64, 1}, {kDLFloat, 16, 1},
+    {kDLBfloat, 16, 1}, {kDLInt, 32, 1},   {kDLInt, 64, 1},
 };
 
 static op_status opnn__register_reduce(op_registrar *r, const char *name, opnn_reduce_kind kind,
@@ -77,8 +77,8 @@ static op_status opnn__register_reduce(op_registrar *r, const char *name, opnn_r
                                   &opnn__kinds[kind]);
 #if defined(OPNN_HAVE_CUDA)
         if (st == OP_OK)
-            st = opnn__builtin_kernel(r, name, kDLCUDA, opnn__reduce_dtypes[i],
-                                      opnn__reduce_kernel, &opnn__kinds[kind]);
+            st = opnn__builtin_kernel(r, name, kDLCUDA, opnn__reduce_dtypes[i], opnn__reduce_kernel,
+                                      &opnn__kinds[kind]);
 #endif
     }
     return st;

@@ -246,7 +246,8 @@ static op_status opnn__register_kernel_impl(op_registrar *r, const char *name, D
     }
     op->kernels = grown;
     size_t at = op->num_kernels;
-    while (at > 0 && opnn__kernel_cmp(grown[at - 1].device, grown[at - 1].dtype, device, dtype) > 0) {
+    while (at > 0 &&
+           opnn__kernel_cmp(grown[at - 1].device, grown[at - 1].dtype, device, dtype) > 0) {
         grown[at] = grown[at - 1];
         at--;
     }
@@ -296,8 +297,8 @@ op_status op_register_op(op_registrar *r, const op_schema *schema)
     return opnn__register_op_impl(r, schema);
 }
 
-op_status op_register_kernel(op_registrar *r, const char *op, DLDeviceType device,
-                             DLDataType dtype, op_kernel_fn fn, const void *data)
+op_status op_register_kernel(op_registrar *r, const char *op, DLDeviceType device, DLDataType dtype,
+                             op_kernel_fn fn, const void *data)
 {
     opnn__registry_init();
     return opnn__register_kernel_impl(r, op, device, dtype, fn, data);
@@ -382,8 +383,7 @@ op_status op_describe(const char *name, op_info *info)
     return op ? OP_OK : OP_ERR_NOT_FOUND;
 }
 
-size_t op_list_kernels(const char *name, DLDeviceType *devices, DLDataType *dtypes,
-                       size_t capacity)
+size_t op_list_kernels(const char *name, DLDeviceType *devices, DLDataType *dtypes, size_t capacity)
 {
     if (!name)
         return 0;

@@ -42,7 +42,7 @@ struct op_registrar {
     const char *name; /* "builtin" or the plugin's name */
     char **ops;       /* owned copies of the names it added */
     size_t num_ops, cap_ops;
-    bool staging;     /* ops it adds stay invisible until opnn__registrar_commit */
+    bool staging; /* ops it adds stay invisible until opnn__registrar_commit */
 };
 
 /* The built-ins are registered on first use of any registry entry point. */

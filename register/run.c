@@ -90,8 +90,8 @@ static op_status opnn__check_inputs(const opnn_op *op, op_context *ctx)
         if (i >= op->num_inputs) {
             if (ctx->inputs[i].set)
                 return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
-                                      "%s: input %d is bound but the op takes %d input%s",
-                                      op->name, i, op->num_inputs, op->num_inputs == 1 ? "" : "s");
+                                      "%s: input %d is bound but the op takes %d input%s", op->name,
+                                      i, op->num_inputs, op->num_inputs == 1 ? "" : "s");
             continue;
         }
         st = opnn__check_tensor(op, ctx, "input", i, &ctx->inputs[i]);
@@ -146,8 +146,9 @@ op_status op_infer_output(const char *name, op_context *ctx, int index, int32_t 
     if (st != OP_OK)
         goto out_unlock;
     if (index < 0 || index >= op->num_outputs) {
-        st = opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT, "%s: output index %d out of range [0, %d)",
-                            op->name, index, op->num_outputs);
+        st =
+            opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT, "%s: output index %d out of range [0, %d)",
+                           op->name, index, op->num_outputs);
         goto out_unlock;
     }
     st = opnn__check_inputs(op, ctx);
@@ -278,8 +279,7 @@ const DLTensor *op_kernel_input(const op_kernel_ctx *kc, int index)
 
 const DLTensor *op_kernel_output(const op_kernel_ctx *kc, int index)
 {
-    if (!kc->kernel || index < 0 || index >= kc->op->num_outputs ||
-        !kc->ctx->outputs[index].set)
+    if (!kc->kernel || index < 0 || index >= kc->op->num_outputs || !kc->ctx->outputs[index].set)
         return NULL;
     return &kc->ctx->outputs[index].t;
 }

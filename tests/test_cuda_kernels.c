@@ -46,7 +46,10 @@ typedef struct shape_case {
     int64_t offset; /* elements before the first one (byte_offset) */
 } shape_case;
 
-typedef enum fill_kind { FILL_RANDOM = 0, FILL_SPECIAL } fill_kind;
+typedef enum fill_kind {
+    FILL_RANDOM = 0,
+    FILL_SPECIAL
+} fill_kind;
 
 static const char *const kind_names[] = {"sum", "mean", "max", "min", "prod"};
 static const char *const dtype_names[] = {"f32", "f64", "f16", "bf16", "i32", "i64"};
@@ -75,15 +78,15 @@ static void fill_host(ts_rng *rng, void *h, DLDataType t, int64_t n, opnn_reduce
 }
 
 typedef struct run_result {
-    bool ran;         /* false: the family cannot serve this plan */
-    void *host_out;   /* outputs (malloc'ed), for determinism checks */
+    bool ran;       /* false: the family cannot serve this plan */
+    void *host_out; /* outputs (malloc'ed), for determinism checks */
     size_t out_bytes;
 } run_result;
 
 /* Plans c, forces `family` (-1: the planner's choice), runs kind over dtype t, and checks the
  * outputs against the float64 reference and the guard bytes after them. */
-static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kind kind,
-                              int family, fill_kind fk, uint64_t seed, cudaStream_t stream,
+static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kind kind, int family,
+                              fill_kind fk, uint64_t seed, cudaStream_t stream,
                               opnn_cuda_state **state)
 {
     run_result res = {false, NULL, 0};
@@ -91,8 +94,14 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
     const int64_t *st = c->has_strides ? c->strides : NULL;
     int64_t storage = ts_storage_elems(c->ndim, c->shape, st) + c->offset;
     opnn_reduce_request req = {
-        .op = "test", .ndim = c->ndim, .shape = c->shape, .strides = st, .axes = c->axes,
-        .num_axes = c->naxes, .noop_with_empty_axes = false, .dtype = t,
+        .op = "test",
+        .ndim = c->ndim,
+        .shape = c->shape,
+        .strides = st,
+        .axes = c->axes,
+        .num_axes = c->naxes,
+        .noop_with_empty_axes = false,
+        .dtype = t,
     };
     opnn_reduce_plan plan;
     char msg[512] = "";
@@ -162,7 +171,10 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
 
 /* --- the shapes: each meant to reach one family or an edge of one -------------------------- */
 
-#define S(...) {__VA_ARGS__}
+#define S(...)                                                                                     \
+    {                                                                                              \
+        __VA_ARGS__                                                                                \
+    }
 static const shape_case family_cases[] = {
     {"full_small", 1, S(1000), S(0), false, 0, S(0), 0},
     {"full_big", 1, S(300001), S(0), false, 0, S(0), 0},
@@ -387,8 +399,13 @@ static void big_run(void *d_in, int64_t rows, int64_t cols, uint32_t axes_mask,
         axes[na++] = 0;
     if (axes_mask & 1)
         axes[na++] = 1;
-    opnn_reduce_request req = {.op = "big", .ndim = 2, .shape = shape, .strides = NULL,
-                               .axes = axes, .num_axes = na, .noop_with_empty_axes = false,
+    opnn_reduce_request req = {.op = "big",
+                               .ndim = 2,
+                               .shape = shape,
+                               .strides = NULL,
+                               .axes = axes,
+                               .num_axes = na,
+                               .noop_with_empty_axes = false,
                                .dtype = ts_dtype("f16")};
     opnn_reduce_plan plan;
     char msg[512] = "";
@@ -487,8 +504,13 @@ typedef struct dev_case {
 static void dev_case_init(dev_case *dc, const int64_t *shape, int32_t ndim, const int64_t *axes,
                           size_t naxes, DLDataType t, uint64_t seed)
 {
-    opnn_reduce_request req = {.op = "dev", .ndim = ndim, .shape = shape, .strides = NULL,
-                               .axes = axes, .num_axes = naxes, .noop_with_empty_axes = false,
+    opnn_reduce_request req = {.op = "dev",
+                               .ndim = ndim,
+                               .shape = shape,
+                               .strides = NULL,
+                               .axes = axes,
+                               .num_axes = naxes,
+                               .noop_with_empty_axes = false,
                                .dtype = t};
     char msg[256];
     ts_rng rng = {seed};
@@ -517,8 +539,8 @@ static void dev_case_check(dev_case *dc, ts_op op, const char *what)
     assert_non_null(ref_i);
     CUDA_OK(cudaMemcpy(out, dc->d_out, dc->out_bytes, cudaMemcpyDeviceToHost));
     ts_reference(op, &dc->x.t, dc->plan.red_mask, ref_f, ref_i);
-    if (!ts_check(what, out, dc->x.t.dtype, dc->plan.out_numel, ref_f, ref_i,
-                  dc->plan.red_numel, op))
+    if (!ts_check(what, out, dc->x.t.dtype, dc->plan.out_numel, ref_f, ref_i, dc->plan.red_numel,
+                  op))
         fail_msg("%s: mismatch", what);
     free(out);
     free(ref_f);
@@ -552,20 +574,22 @@ static void graph__capture_and_replay(void **state)
     assert_true(b.plan.launch.split > 1);
 
     /* warm-up: the workspace is allocated outside the capture */
-    assert_int_equal(opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg,
-                                      sizeof msg), OP_OK);
-    assert_int_equal(opnn_cuda_reduce(&b.plan, OPNN_REDUCE_MAX, b.d_in, b.d_out, st, &cs, msg,
-                                      sizeof msg), OP_OK);
+    assert_int_equal(
+        opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg, sizeof msg),
+        OP_OK);
+    assert_int_equal(
+        opnn_cuda_reduce(&b.plan, OPNN_REDUCE_MAX, b.d_in, b.d_out, st, &cs, msg, sizeof msg),
+        OP_OK);
     CUDA_OK(cudaStreamSynchronize(st));
 
     CUDA_OK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-    op_status sa = opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg,
-                                    sizeof msg);
-    op_status sb = opnn_cuda_reduce(&b.plan, OPNN_REDUCE_MAX, b.d_in, b.d_out, st, &cs, msg,
-                                    sizeof msg);
+    op_status sa =
+        opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg, sizeof msg);
+    op_status sb =
+        opnn_cuda_reduce(&b.plan, OPNN_REDUCE_MAX, b.d_in, b.d_out, st, &cs, msg, sizeof msg);
     /* a state that would have to allocate refuses cleanly inside a capture */
-    op_status sf = opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &fresh, msg,
-                                    sizeof msg);
+    op_status sf =
+        opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &fresh, msg, sizeof msg);
     CUDA_OK(cudaStreamEndCapture(st, &g));
     assert_int_equal(sa, OP_OK);
     assert_int_equal(sb, OP_OK);
@@ -613,10 +637,12 @@ static void streams__two_states_concurrently(void **state)
     /* no synchronisation between the calls: the two states' counters and partials are
      * separate, each stream orders its own launches */
     for (int rep = 0; rep < 20; rep++) {
-        assert_int_equal(opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st1, &c1,
-                                          msg, sizeof msg), OP_OK);
-        assert_int_equal(opnn_cuda_reduce(&b.plan, OPNN_REDUCE_SUM, b.d_in, b.d_out, st2, &c2,
-                                          msg, sizeof msg), OP_OK);
+        assert_int_equal(
+            opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st1, &c1, msg, sizeof msg),
+            OP_OK);
+        assert_int_equal(
+            opnn_cuda_reduce(&b.plan, OPNN_REDUCE_SUM, b.d_in, b.d_out, st2, &c2, msg, sizeof msg),
+            OP_OK);
     }
     CUDA_OK(cudaStreamSynchronize(st1));
     CUDA_OK(cudaStreamSynchronize(st2));
@@ -692,13 +718,15 @@ static void reduce__bad_arguments_rejected(void **state)
                      OP_ERR_INVALID_ARGUMENT);
     assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, NULL, NULL, &cs, msg, sizeof msg),
                      OP_ERR_INVALID_ARGUMENT);
-    assert_int_equal(opnn_cuda_reduce(&plan, (opnn_reduce_kind)99, d, o, NULL, &cs, msg,
-                                      sizeof msg), OP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(
+        opnn_cuda_reduce(&plan, (opnn_reduce_kind)99, d, o, NULL, &cs, msg, sizeof msg),
+        OP_ERR_INVALID_ARGUMENT);
     assert_int_equal(opnn_cuda_reduce(NULL, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
                      OP_ERR_INVALID_ARGUMENT);
     /* an f32 tensor that starts inside an element */
-    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, (char *)d + 1, o, NULL, &cs, msg,
-                                      sizeof msg), OP_ERR_UNSUPPORTED);
+    assert_int_equal(
+        opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, (char *)d + 1, o, NULL, &cs, msg, sizeof msg),
+        OP_ERR_UNSUPPORTED);
     assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
                      OP_OK);
     CUDA_OK(cudaDeviceSynchronize());

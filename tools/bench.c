@@ -38,19 +38,19 @@ typedef struct bench_case {
     int64_t axes[OP_MAX_DIMS];
     bool all_axes; /* no axes attribute: reduce everything */
     DLDataType dtype;
-    bool small;       /* report microseconds per call */
-    bool mean_max;    /* also ReduceMean and ReduceMax */
-    const char *op;   /* custom case: the one op; NULL: the suite's ops */
+    bool small;     /* report microseconds per call */
+    bool mean_max;  /* also ReduceMean and ReduceMax */
+    const char *op; /* custom case: the one op; NULL: the suite's ops */
 } bench_case;
 
 typedef struct bench_result {
     const char *op;
-    double time_us;    /* median per call, event-timed (CUDA) or wall-clock (CPU) */
-    double gbps;       /* (input + output bytes) / time */
-    double fraction;   /* of the read ceiling */
-    double host_us;    /* small cases: host loop, per call */
-    int host_calls;    /* calls in that loop */
-    int status;        /* op_status of the first failure, 0 if none */
+    double time_us;  /* median per call, event-timed (CUDA) or wall-clock (CPU) */
+    double gbps;     /* (input + output bytes) / time */
+    double fraction; /* of the read ceiling */
+    double host_us;  /* small cases: host loop, per call */
+    int host_calls;  /* calls in that loop */
+    int status;      /* op_status of the first failure, 0 if none */
     char msg[256];
 } bench_result;
 
@@ -200,7 +200,7 @@ typedef struct cuda_env {
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "opnn bench: %s: %s\n", #call, cudaGetErrorString(e_));               \
+            fprintf(stderr, "opnn bench: %s: %s\n", #call, cudaGetErrorString(e_));                \
             goto label;                                                                            \
         }                                                                                          \
     } while (0)
@@ -249,10 +249,14 @@ static int cuda_ceiling(cuda_env *env)
     {
         const size_t half = bytes / 2;
         for (int w = 0; w < 3; w++)
-            CU(cudaMemcpyAsync(buf, (char *)buf + half, half, cudaMemcpyDeviceToDevice, env->stream), out);
+            CU(cudaMemcpyAsync(buf, (char *)buf + half, half, cudaMemcpyDeviceToDevice,
+                               env->stream),
+               out);
         CU(cudaEventRecord(ev[0], env->stream), out);
         for (int i = 0; i < 20; i++) {
-            CU(cudaMemcpyAsync(buf, (char *)buf + half, half, cudaMemcpyDeviceToDevice, env->stream), out);
+            CU(cudaMemcpyAsync(buf, (char *)buf + half, half, cudaMemcpyDeviceToDevice,
+                               env->stream),
+               out);
             CU(cudaEventRecord(ev[i + 1], env->stream), out);
         }
         CU(cudaEventSynchronize(ev[20]), out);

@@ -76,12 +76,30 @@ __device__ __forceinline__ uint64_t mix(uint64_t z)
 
 /* Uniform in [-1, 1) for floats, [-1000, 1000] for integers. */
 template <class T> __device__ T make_value(uint64_t h);
-template <> __device__ float make_value<float>(uint64_t h) { return (float)((double)(h >> 11) * 0x1.0p-52 - 1.0); }
-template <> __device__ double make_value<double>(uint64_t h) { return (double)(h >> 11) * 0x1.0p-52 - 1.0; }
-template <> __device__ __half make_value<__half>(uint64_t h) { return __float2half(make_value<float>(h)); }
-template <> __device__ __nv_bfloat16 make_value<__nv_bfloat16>(uint64_t h) { return __float2bfloat16(make_value<float>(h)); }
-template <> __device__ int32_t make_value<int32_t>(uint64_t h) { return (int32_t)(h % 2001) - 1000; }
-template <> __device__ int64_t make_value<int64_t>(uint64_t h) { return (int64_t)(h % 2001) - 1000; }
+template <> __device__ float make_value<float>(uint64_t h)
+{
+    return (float)((double)(h >> 11) * 0x1.0p-52 - 1.0);
+}
+template <> __device__ double make_value<double>(uint64_t h)
+{
+    return (double)(h >> 11) * 0x1.0p-52 - 1.0;
+}
+template <> __device__ __half make_value<__half>(uint64_t h)
+{
+    return __float2half(make_value<float>(h));
+}
+template <> __device__ __nv_bfloat16 make_value<__nv_bfloat16>(uint64_t h)
+{
+    return __float2bfloat16(make_value<float>(h));
+}
+template <> __device__ int32_t make_value<int32_t>(uint64_t h)
+{
+    return (int32_t)(h % 2001) - 1000;
+}
+template <> __device__ int64_t make_value<int64_t>(uint64_t h)
+{
+    return (int64_t)(h % 2001) - 1000;
+}
 
 template <class T> __global__ void fill_kernel(T *out, int64_t n, uint64_t seed)
 {
@@ -94,7 +112,8 @@ template <class T> __global__ void fill_kernel(T *out, int64_t n, uint64_t seed)
 
 extern "C" {
 
-int bench_cuda_read(const void *data, size_t bytes, int blocks, int variant, void *sink, void *stream)
+int bench_cuda_read(const void *data, size_t bytes, int blocks, int variant, void *sink,
+                    void *stream)
 {
     const uint4 *in = (const uint4 *)data;
     const int64_t n16 = (int64_t)(bytes / 16);

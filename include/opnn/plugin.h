@@ -49,13 +49,13 @@ typedef op_status (*op_kernel_fn)(op_kernel_ctx *kc);
 
 /// An operator's schema. All strings and arrays are copied at registration.
 typedef struct op_schema {
-    const char *name;          ///< unique op name, at most 63 bytes
-    const char *doc;           ///< one line for `opnn list`; may be NULL
-    int num_inputs;            ///< exact number of inputs, 1..OP_MAX_TENSORS
-    int num_outputs;           ///< exact number of outputs, 1..OP_MAX_TENSORS
-    const op_attr_def *attrs;  ///< may be NULL when num_attrs is 0
+    const char *name;         ///< unique op name, at most 63 bytes
+    const char *doc;          ///< one line for `opnn list`; may be NULL
+    int num_inputs;           ///< exact number of inputs, 1..OP_MAX_TENSORS
+    int num_outputs;          ///< exact number of outputs, 1..OP_MAX_TENSORS
+    const op_attr_def *attrs; ///< may be NULL when num_attrs is 0
     size_t num_attrs;
-    op_infer_fn infer;         ///< required
+    op_infer_fn infer; ///< required
 } op_schema;
 
 /// Collects what one plugin (or the built-in set) registers, so it can be rolled back or
@@ -93,7 +93,7 @@ OPNN_API op_status op_unregister_op(const char *name);
 /// Registers a schema and returns from the enclosing function on failure.
 #define OP_REGISTER_OP(reg, schema_ptr)                                                            \
     do {                                                                                           \
-        op_status op_reg_st_ = op_register_op((reg), (schema_ptr));                               \
+        op_status op_reg_st_ = op_register_op((reg), (schema_ptr));                                \
         if (op_reg_st_ != OP_OK)                                                                   \
             return op_reg_st_;                                                                     \
     } while (0)
@@ -101,7 +101,7 @@ OPNN_API op_status op_unregister_op(const char *name);
 /// Registers a kernel and returns from the enclosing function on failure.
 #define OP_REGISTER_KERNEL(reg, op, device, dtype, fn, data)                                       \
     do {                                                                                           \
-        op_status op_reg_st_ = op_register_kernel((reg), (op), (device), (dtype), (fn), (data)); \
+        op_status op_reg_st_ = op_register_kernel((reg), (op), (device), (dtype), (fn), (data));   \
         if (op_reg_st_ != OP_OK)                                                                   \
             return op_reg_st_;                                                                     \
     } while (0)
@@ -138,8 +138,8 @@ OPNN_API op_context *op_kernel_context(const op_kernel_ctx *kc);
 /// What `opnn list` shows of an op. Strings and arrays stay valid until the op is unregistered.
 typedef struct op_info {
     const char *name;
-    const char *doc;          ///< "" when the schema gave none
-    const char *plugin;       ///< plugin name, "builtin", or "host"
+    const char *doc;    ///< "" when the schema gave none
+    const char *plugin; ///< plugin name, "builtin", or "host"
     int num_inputs;
     int num_outputs;
     const op_attr_def *attrs; ///< num_attrs entries
@@ -177,7 +177,7 @@ typedef struct op_plugin_info {
     OPNN_API const op_plugin_info *opnn_plugin_entry(void);                                        \
     OPNN_API const op_plugin_info *opnn_plugin_entry(void)                                         \
     {                                                                                              \
-        static const op_plugin_info info_ = {OP_ABI_VERSION, (plugin_name), (register_fn)};       \
+        static const op_plugin_info info_ = {OP_ABI_VERSION, (plugin_name), (register_fn)};        \
         return &info_;                                                                             \
     }
 

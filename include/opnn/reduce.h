@@ -28,7 +28,9 @@ typedef struct opnn_reduce_plan op_reduce_plan;
 /// axes (ints, empty), keepdims (int, 1), noop_with_empty_axes (int, 0).
 #define OP_REDUCE_ATTR_DEFS                                                                        \
     {"axes", OP_ATTR_INTS, 0, 0.0}, {"keepdims", OP_ATTR_INT, 1, 0.0},                             \
-        {"noop_with_empty_axes", OP_ATTR_INT, 0, 0.0}
+    {                                                                                              \
+        "noop_with_empty_axes", OP_ATTR_INT, 0, 0.0                                                \
+    }
 
 /// Reads axes, keepdims and noop_with_empty_axes for input 0 and returns the reduced dims as a
 /// mask (bit i = dim i). Axes wrap once; out of range or duplicate is an error.

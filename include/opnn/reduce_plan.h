@@ -3,7 +3,7 @@
 /// geometry chosen for it. Reduce kernels (the built-ins' and plugins') read it; only the
 /// planner writes it. Covered by OP_ABI_VERSION.
 ///
-/// 
+///
 /// A family names one kernel of kernel/cuda/reduce_families.cuh and the view of the plan it
 /// reads; the other fields are that kernel's geometry. The "inner" kernels reduce a view
 /// [R1, C, K] whose K is contiguous (FULL = [1, 1, R], ROW = [1, A, R], OUTER_INNER as planned),
@@ -61,7 +61,7 @@ typedef enum opnn_cuda_family {
     OPNN_FAMILY_MIDDLE,      /* MIDDLE [A, R, B] (the column kernel with A > 1) */
     OPNN_FAMILY_OUTER_INNER, /* OUTER_INNER [R1, C, R2], blocks per output (split over R1) */
     OPNN_FAMILY_OUTER_INNER_GROUP, /* OUTER_INNER, `sub` lanes per output (many outputs) */
-    OPNN_FAMILY_GENERIC,     /* any layout: `sub` lanes per output walk the merged dims */
+    OPNN_FAMILY_GENERIC,           /* any layout: `sub` lanes per output walk the merged dims */
     OPNN_FAMILY_COUNT_
 } opnn_cuda_family;
 
@@ -113,9 +113,9 @@ typedef enum opnn_reduce_class {
 typedef struct opnn_reduce_plan {
     opnn_reduce_class cls;
     DLDataType dtype;
-    int64_t out_numel;  /* outputs to write */
-    int64_t red_numel;  /* elements combined into each output (N of Mean); 0 for FILL */
-    uint32_t red_mask;  /* which original dims are reduced (bit i = dim i) */
+    int64_t out_numel; /* outputs to write */
+    int64_t red_numel; /* elements combined into each output (N of Mean); 0 for FILL */
+    uint32_t red_mask; /* which original dims are reduced (bit i = dim i) */
 
     /* FULL / ROW / COL / MIDDLE: the view [A, R, B]; absent parts have size 1, stride 0.
      * Output index of (a, b) is a * B + b: the output is compact in this order. */

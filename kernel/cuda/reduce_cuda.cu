@@ -12,11 +12,11 @@
 #include "kernel/reduce_kernels.h"
 
 struct opnn_cuda_state {
-    int device;                /* the device the workspace lives on */
-    void *partials;            /* partial results of split launches */
-    size_t partial_cap;        /* bytes */
-    unsigned *counters;        /* arrival counters, zero between launches */
-    size_t counter_cap;        /* counters */
+    int device;         /* the device the workspace lives on */
+    void *partials;     /* partial results of split launches */
+    size_t partial_cap; /* bytes */
+    unsigned *counters; /* arrival counters, zero between launches */
+    size_t counter_cap; /* counters */
 };
 
 namespace {
@@ -36,7 +36,8 @@ void set_msg(char *msg, size_t msg_len, const char *fmt, ...)
 op_status device_fail(char *msg, size_t msg_len, const char *what, cudaError_t e)
 {
     (void)cudaGetLastError(); /* clear a non-sticky error so later calls start clean */
-    set_msg(msg, msg_len, "CUDA %s failed: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    set_msg(msg, msg_len, "CUDA %s failed: %s (%s)", what, cudaGetErrorString(e),
+            cudaGetErrorName(e));
     return e == cudaErrorMemoryAllocation ? OP_ERR_OUT_OF_MEMORY : OP_ERR_DEVICE;
 }
 
@@ -239,8 +240,8 @@ op_status opnn_cuda_check_pointer(const void *ptr, const char *op, const char *a
         /* pinned host memory mapped into the device's address space is readable by kernels */
         if (at.devicePointer == ptr)
             return OP_OK;
-        set_msg(msg, msg_len, "%s: %s data %p is pinned host memory not mapped for the device",
-                op, arg, ptr);
+        set_msg(msg, msg_len, "%s: %s data %p is pinned host memory not mapped for the device", op,
+                arg, ptr);
         return OP_ERR_INVALID_ARGUMENT;
     default:
         set_msg(msg, msg_len, "%s: %s data %p is a host pointer, not CUDA device memory", op, arg,
@@ -272,8 +273,8 @@ op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, opnn_c
                 (*state)->device, dev);
         return OP_ERR_INVALID_ARGUMENT;
     }
-    op_status st = workspace_reserve(*state, &plan->launch, static_cast<cudaStream_t>(stream), msg,
-                                     msg_len);
+    op_status st =
+        workspace_reserve(*state, &plan->launch, static_cast<cudaStream_t>(stream), msg, msg_len);
     if (st != OP_OK)
         return st;
 
@@ -306,8 +307,10 @@ op_status opnn_cuda_reduce(const opnn_reduce_plan *plan, opnn_reduce_kind kind, 
     if (plan->cls == OPNN_CLASS_EMPTY)
         return OP_OK;
     if (plan->launch.family <= OPNN_FAMILY_NONE || plan->launch.family >= OPNN_FAMILY_COUNT_) {
-        set_msg(msg, msg_len, "CUDA reduce: the %s plan has no launch geometry (call "
-                "opnn__reduce_plan_launch first)", opnn__reduce_class_name(plan->cls));
+        set_msg(msg, msg_len,
+                "CUDA reduce: the %s plan has no launch geometry (call "
+                "opnn__reduce_plan_launch first)",
+                opnn__reduce_class_name(plan->cls));
         return OP_ERR_INTERNAL;
     }
     if (!out || (!in && plan->cls != OPNN_CLASS_FILL)) {

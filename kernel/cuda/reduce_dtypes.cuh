@@ -20,16 +20,16 @@ namespace cuda {
     X(i64, int64_t)
 
 #define OPNN_CUDA_REDUCE_DECLARE_(name, T)                                                         \
-    op_status reduce_##name(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const void *in,  \
-                            void *out, cudaStream_t stream, const workspace &ws, char *msg,       \
+    op_status reduce_##name(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const void *in,   \
+                            void *out, cudaStream_t stream, const workspace &ws, char *msg,        \
                             size_t msg_len);
 OPNN_CUDA_REDUCE_DTYPES(OPNN_CUDA_REDUCE_DECLARE_)
 #undef OPNN_CUDA_REDUCE_DECLARE_
 
 /* Defines reduce_<name>: the five built-in kinds over element type T. */
 #define OPNN_CUDA_REDUCE_DEFINE(name, T)                                                           \
-    op_status reduce_##name(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const void *in,  \
-                            void *out, cudaStream_t stream, const workspace &ws, char *msg,       \
+    op_status reduce_##name(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const void *in,   \
+                            void *out, cudaStream_t stream, const workspace &ws, char *msg,        \
                             size_t msg_len)                                                        \
     {                                                                                              \
         switch (kind) {                                                                            \

@@ -263,7 +263,8 @@ int64_t ts_reference(ts_op op, const DLTensor *x, uint32_t mask, double *out_f, 
     int nd = x->ndim;
     int64_t ostride[16], istride[16], nout = 1, nred = 1;
     for (int i = nd - 1; i >= 0; i--) {
-        istride[i] = x->strides ? x->strides[i] : (i == nd - 1 ? 1 : istride[i + 1] * x->shape[i + 1]);
+        istride[i] =
+            x->strides ? x->strides[i] : (i == nd - 1 ? 1 : istride[i + 1] * x->shape[i + 1]);
     }
     for (int i = nd - 1; i >= 0; i--) {
         if (mask & (1u << i)) {
@@ -285,12 +286,15 @@ int64_t ts_reference(ts_op op, const DLTensor *x, uint32_t mask, double *out_f, 
     }
     for (int64_t o = 0; o < nout; o++) {
         if (isf)
-            out_f[o] = op == TS_SUM || op == TS_MEAN ? 0.0 : op == TS_PROD ? 1.0
-                     : op == TS_MAX ? -INFINITY : INFINITY;
+            out_f[o] = op == TS_SUM || op == TS_MEAN ? 0.0
+                       : op == TS_PROD               ? 1.0
+                       : op == TS_MAX                ? -INFINITY
+                                                     : INFINITY;
         else
-            out_i[o] = op == TS_SUM || op == TS_MEAN ? 0 : op == TS_PROD ? 1
-                     : op == TS_MAX ? (x->dtype.bits == 32 ? INT32_MIN : INT64_MIN)
-                                    : (x->dtype.bits == 32 ? INT32_MAX : INT64_MAX);
+            out_i[o] = op == TS_SUM || op == TS_MEAN ? 0
+                       : op == TS_PROD               ? 1
+                       : op == TS_MAX                ? (x->dtype.bits == 32 ? INT32_MIN : INT64_MIN)
+                                      : (x->dtype.bits == 32 ? INT32_MAX : INT64_MAX);
     }
     int64_t total = ts_numel(nd, x->shape);
     const char *base = (const char *)x->data + x->byte_offset;
@@ -312,18 +316,32 @@ int64_t ts_reference(ts_op op, const DLTensor *x, uint32_t mask, double *out_f, 
                 *a = t;
                 break;
             }
-            case TS_PROD: *a *= v; break;
-            case TS_MAX: *a = (isnan(*a) || isnan(v)) ? NAN : (v > *a ? v : *a); break;
-            case TS_MIN: *a = (isnan(*a) || isnan(v)) ? NAN : (v < *a ? v : *a); break;
+            case TS_PROD:
+                *a *= v;
+                break;
+            case TS_MAX:
+                *a = (isnan(*a) || isnan(v)) ? NAN : (v > *a ? v : *a);
+                break;
+            case TS_MIN:
+                *a = (isnan(*a) || isnan(v)) ? NAN : (v < *a ? v : *a);
+                break;
             }
         } else {
             int64_t v = ts_load_int(base, x->dtype, off), *a = &out_i[o];
             switch (op) {
             case TS_SUM:
-            case TS_MEAN: *a = (int64_t)((uint64_t)*a + (uint64_t)v); break;
-            case TS_PROD: *a = (int64_t)((uint64_t)*a * (uint64_t)v); break;
-            case TS_MAX: *a = v > *a ? v : *a; break;
-            case TS_MIN: *a = v < *a ? v : *a; break;
+            case TS_MEAN:
+                *a = (int64_t)((uint64_t)*a + (uint64_t)v);
+                break;
+            case TS_PROD:
+                *a = (int64_t)((uint64_t)*a * (uint64_t)v);
+                break;
+            case TS_MAX:
+                *a = v > *a ? v : *a;
+                break;
+            case TS_MIN:
+                *a = v < *a ? v : *a;
+                break;
             }
         }
         for (int i = nd - 1; i >= 0; i--) {

@@ -18,7 +18,7 @@ typedef struct ts_rng {
 } ts_rng;
 uint64_t ts_seed(const char *test_name); /* OPNN_TEST_SEED or a fixed default, printed */
 uint64_t ts_next(ts_rng *r);
-double ts_uniform(ts_rng *r); /* [0, 1) */
+double ts_uniform(ts_rng *r);                        /* [0, 1) */
 int64_t ts_range(ts_rng *r, int64_t lo, int64_t hi); /* [lo, hi] */
 
 /* --- 16-bit floats --- */
@@ -38,8 +38,8 @@ void ts_store(void *base, DLDataType t, int64_t index, double v); /* rounds to t
 
 /* --- host buffers with guard bytes after the end --- */
 typedef struct ts_buf {
-    void *data;    /* elements */
-    size_t bytes;  /* without the guard */
+    void *data;   /* elements */
+    size_t bytes; /* without the guard */
 } ts_buf;
 ts_buf ts_buf_alloc(size_t bytes); /* fills data with 0x5A and the guard with TS_GUARD_BYTE */
 bool ts_buf_guard_ok(const ts_buf *b);
@@ -62,7 +62,13 @@ int64_t ts_numel(int32_t ndim, const int64_t *shape);
 int64_t ts_storage_elems(int32_t ndim, const int64_t *shape, const int64_t *strides);
 
 /* --- the float64 reference --- */
-typedef enum ts_op { TS_SUM, TS_MEAN, TS_MAX, TS_MIN, TS_PROD } ts_op;
+typedef enum ts_op {
+    TS_SUM,
+    TS_MEAN,
+    TS_MAX,
+    TS_MIN,
+    TS_PROD
+} ts_op;
 ts_op ts_op_from_name(const char *op); /* "ReduceSum" ... */
 
 /* Reduces x over the dims in mask (bit i = dim i) into out_f (floats, n outputs) or out_i

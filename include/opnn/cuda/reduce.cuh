@@ -1,7 +1,7 @@
-/* The CUDA reduce kernel families, header-only templates over an operator (opnn/cuda/reduce_ops.cuh), and
- * the host-side launcher opnn::cuda::reduce<Op>() that runs a plan's family. A plugin's reduce op
- * includes this header, defines its operator struct and calls reduce(): it gets the same
- * planning, kernels and speed as ReduceSum.
+/* The CUDA reduce kernel families, header-only templates over an operator
+ * (opnn/cuda/reduce_ops.cuh), and the host-side launcher opnn::cuda::reduce<Op>() that runs a
+ * plan's family. A plugin's reduce op includes this header, defines its operator struct and calls
+ * reduce(): it gets the same planning, kernels and speed as ReduceSum.
  *
  * Kernels (the family -> kernel map and every geometry choice are in opnn's core/plan_launch.c):
  *   fill_kernel         FILL: every output is finalize(identity, 0).
@@ -121,7 +121,8 @@ __device__ __forceinline__ typename Op::acc_t reduce_vec(const Op &op, const uin
 /* Butterfly over aligned groups of G lanes (G a power of two <= 32); every lane of the warp
  * must call it. All lanes of a group end with the group's result. */
 template <class Op>
-__device__ __forceinline__ typename Op::acc_t group_reduce(const Op &op, typename Op::acc_t v, int G)
+__device__ __forceinline__ typename Op::acc_t group_reduce(const Op &op, typename Op::acc_t v,
+                                                           int G)
 {
     for (int o = G / 2; o > 0; o /= 2)
         v = op.combine(v, shfl_xor(v, o));
@@ -170,8 +171,8 @@ __device__ __forceinline__ bool arrive_last(unsigned *counter, unsigned total, i
 /* Combines n partials in a fixed order (thread t takes t, t + blockDim, ...; then the tree).
  * Valid in warp 0. */
 template <class Op>
-__device__ __forceinline__ typename Op::acc_t block_combine(const Op &op, const typename Op::acc_t *parts,
-                                                            int64_t n, typename Op::acc_t *s_warp)
+__device__ __forceinline__ typename Op::acc_t
+block_combine(const Op &op, const typename Op::acc_t *parts, int64_t n, typename Op::acc_t *s_warp)
 {
     typename Op::acc_t a = op.identity();
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
@@ -187,8 +188,8 @@ __device__ __forceinline__ typename Op::acc_t block_combine(const Op &op, const 
  * together; the head before the first 16-byte boundary and the tail are scalar. */
 template <class Op, int U>
 __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_t *const (&p)[U],
-                                            const int64_t (&n)[U], const int64_t (&idx)[U], int lane,
-                                            int G, typename Op::acc_t (&acc)[U])
+                                            const int64_t (&n)[U], const int64_t (&idx)[U],
+                                            int lane, int G, typename Op::acc_t (&acc)[U])
 {
     using T = typename Op::in_t;
     constexpr int V = 16 / sizeof(T);
@@ -223,8 +224,9 @@ __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_
 #pragma unroll
         for (int u = 0; u < U; u++)
             if (j < nv[u])
-                acc[u] = op.combine(
-                    acc[u], reduce_vec(op, v[u], idx[u] + (int64_t)((const T *)vp[u] - p[u]) + (int64_t)j * V));
+                acc[u] = op.combine(acc[u], reduce_vec(op, v[u],
+                                                       idx[u] + (int64_t)((const T *)vp[u] - p[u]) +
+                                                           (int64_t)j * V));
     }
 }
 
@@ -486,8 +488,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) outer_kernel(Op op, outer_
     /* separate accumulators per load slot keep the per-column chains short, within 64
      * registers: at most 16 words of accumulators a thread */
     constexpr int NACC = (16 * 4) / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
-                         : (16 * 4) / (VEC * (int)sizeof(A)) >= 2   ? 2
-                                                                    : 1;
+                         : (16 * 4) / (VEC * (int)sizeof(A)) >= 2     ? 2
+                                                                      : 1;
     __shared__ __align__(16) unsigned char s_raw[kBlock * VEC * sizeof(A)];
     __shared__ int s_last;
     A *s = reinterpret_cast<A *>(s_raw);
@@ -528,7 +530,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) outer_kernel(Op op, outer_
                 for (int u = 0; u < kUnroll; u++)
 #pragma unroll
                     for (int e = 0; e < VEC; e++)
-                        acc[u % NACC][e] = op.combine(acc[u % NACC][e], op.map(x[u][e], r + u * BY));
+                        acc[u % NACC][e] =
+                            op.combine(acc[u % NACC][e], op.map(x[u][e], r + u * BY));
             }
             for (; r < r_hi; r += BY) {
                 const T *q = col + r * p.r_stride;
@@ -694,10 +697,12 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) generic_kernel(Op op, gene
 
 /* --- the host-side launcher ---------------------------------------------------------------- */
 
-inline op_status launch_failed(char *msg, size_t msg_len, const opnn_reduce_plan *plan, cudaError_t e)
+inline op_status launch_failed(char *msg, size_t msg_len, const opnn_reduce_plan *plan,
+                               cudaError_t e)
 {
     if (msg && msg_len)
-        snprintf(msg, msg_len, "CUDA reduce kernel of family %d (class %d, dtype code %u bits %u): %s",
+        snprintf(msg, msg_len,
+                 "CUDA reduce kernel of family %d (class %d, dtype code %u bits %u): %s",
                  plan->launch.family, (int)plan->cls, (unsigned)plan->dtype.code,
                  (unsigned)plan->dtype.bits, cudaGetErrorString(e));
     return OP_ERR_DEVICE;
