@@ -324,6 +324,34 @@ static void plan_row_tiny(opnn_reduce_plan *p, const opnn_device_props *props, c
         grid_for(l->units, OPNN_CUDA_TINY_TILE_BYTES, device_slots(props, OPNN_CUDA_BLOCKS_PER_SM));
 }
 
+/* Lanes per row for ROW_VEC: rows of 2..32 whole 16-byte vectors (a power of two), contiguous
+ * (row i at i * k), so a warp's 32 consecutive vectors hold 32 / G whole rows. 0 if not. */
+static int row_vec_lanes(const opnn_reduce_plan *p, const inner_view *v)
+{
+    int64_t es = (int64_t)esize_of(p->dtype), row_bytes = v->k * es;
+
+    if (v->r1 != 1 || (v->c > 1 && v->c_stride != v->k) || row_bytes % 16 != 0)
+        return 0;
+    int64_t g = row_bytes / 16;
+    return g >= 2 && g <= 32 && (g & (g - 1)) == 0 ? (int)g : 0;
+}
+
+/* Warps stride over tiles of 32 * OPNN_CUDA_UNROLL vectors on a persistent grid. The group
+ * kernel's per-row range set-up costs more than the row itself at these sizes: row_tiny
+ * ([16777216, 16] f32, 64-byte rows) read 3507 GB/s with sub-warp groups (H200); this kernel
+ * does one 16-byte load and log2(G) shuffles per lane per vector. */
+static void plan_row_vec(opnn_reduce_plan *p, const opnn_device_props *props, int g)
+{
+    opnn_launch *l = &p->launch;
+
+    launch_reset(l, OPNN_FAMILY_ROW_VEC, OPNN_KERNEL_ROW_VEC);
+    l->vec = (int)(16 / esize_of(p->dtype));
+    l->sub = g;
+    l->units = cdiv(p->a * g, 32 * OPNN_CUDA_UNROLL); /* warp tiles */
+    l->grid_x = imax(1, imin(cdiv(l->units, OPNN_CUDA_BLOCK / 32),
+                             device_slots(props, OPNN_CUDA_BLOCKS_PER_SM)));
+}
+
 /* --- the outer view [A, R, B], B contiguous ------------------------------------------------ */
 
 static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int family)
@@ -413,6 +441,7 @@ static const char *const family_names[] = {
     [OPNN_FAMILY_OUTER_INNER] = "outer_inner",
     [OPNN_FAMILY_OUTER_INNER_GROUP] = "outer_inner_group",
     [OPNN_FAMILY_GENERIC] = "generic",
+    [OPNN_FAMILY_ROW_VEC] = "row_vec",
 };
 _Static_assert(sizeof family_names / sizeof family_names[0] == OPNN_FAMILY_COUNT_,
                "family_names must name every opnn_cuda_family");
@@ -510,6 +539,13 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
             return false;
         plan_generic(p, props);
         return true;
+    case OPNN_FAMILY_ROW_VEC: {
+        int g = inner && p->cls == OPNN_CLASS_ROW ? row_vec_lanes(p, &v) : 0;
+        if (!g)
+            return false;
+        plan_row_vec(p, props, g);
+        return true;
+    }
     default:
         return false;
     }
@@ -533,6 +569,8 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
             return OPNN_FAMILY_ROW_TINY;
         return OPNN_FAMILY_ROW_THREAD;
     }
+    if (p->cls == OPNN_CLASS_ROW && row_vec_lanes(p, v))
+        return OPNN_FAMILY_ROW_VEC;
     if (row_bytes <= ROW_GROUP_MAX_BYTES) {
         int64_t sub = group_sub_for(nvec, v->c, slots);
         int64_t tiles = cdiv(v->c, (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL);

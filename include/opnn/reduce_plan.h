@@ -62,6 +62,8 @@ typedef enum opnn_cuda_family {
     OPNN_FAMILY_OUTER_INNER, /* OUTER_INNER [R1, C, R2], blocks per output (split over R1) */
     OPNN_FAMILY_OUTER_INNER_GROUP, /* OUTER_INNER, `sub` lanes per output (many outputs) */
     OPNN_FAMILY_GENERIC,           /* any layout: `sub` lanes per output walk the merged dims */
+    OPNN_FAMILY_ROW_VEC, /* ROW of contiguous rows of G = 2..32 16-byte vectors: a warp reads 32
+                            consecutive vectors, groups of G lanes reduce one row each */
     OPNN_FAMILY_COUNT_
 } opnn_cuda_family;
 
@@ -74,6 +76,7 @@ typedef enum opnn_cuda_kernel {
     OPNN_KERNEL_ROW_TINY,
     OPNN_KERNEL_OUTER,
     OPNN_KERNEL_GENERIC,
+    OPNN_KERNEL_ROW_VEC, /* groups of `sub` lanes per row, 16-byte vectors, rows contiguous */
 } opnn_cuda_kernel;
 
 typedef struct opnn_launch {

@@ -463,6 +463,61 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tiny_kernel(Op op, tin
     }
 }
 
+/* --- ROW_VEC: rows of G = 2..32 whole 16-byte vectors, contiguous ------------------------- */
+
+struct rowvec_args {
+    const void *in;
+    void *out;
+    int64_t nvec;  /* rows * g vectors */
+    int64_t tiles; /* warp tiles of 32 * kUnroll vectors */
+    int64_t red_n;
+    int g, log2g;
+    int aligned; /* in is 16-byte aligned: vector loads; else element loads */
+};
+
+template <class Op>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowvec_args a)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    constexpr int V = 16 / sizeof(T);
+    const uint4 *in = static_cast<const uint4 *>(a.in);
+    typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
+    const int lane = threadIdx.x & 31, gl = lane & (a.g - 1);
+    const int64_t wpb = blockDim.x >> 5;
+    const int64_t nwarps = (int64_t)gridDim.x * wpb;
+
+    for (int64_t t = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); t < a.tiles; t += nwarps) {
+        const int64_t base = t * 32 * kUnroll + lane;
+        uint4 v[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t i = base + u * 32;
+            if (i < a.nvec) {
+                if (a.aligned) {
+                    v[u] = load_vec(in + i);
+                } else {
+                    const T *e = reinterpret_cast<const T *>(a.in) + i * V;
+                    T tmp[V];
+#pragma unroll
+                    for (int j = 0; j < V; j++)
+                        tmp[j] = e[j];
+                    memcpy(&v[u], tmp, 16);
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t i = base + u * 32;
+            /* rows are whole groups of g lanes: a group is all in range or all out */
+            A acc = i < a.nvec ? reduce_vec(op, v[u], (int64_t)gl * V) : op.identity();
+            acc = group_reduce(op, acc, a.g);
+            if (gl == 0 && i < a.nvec)
+                out[i >> a.log2g] = op.finalize(acc, a.red_n);
+        }
+    }
+}
+
 /* --- the outer view [A, R, B], B contiguous ------------------------------------------------- */
 
 struct outer_args {
@@ -802,6 +857,21 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.units = a.a * a.tiles * a.split;
             outer_kernel<Op, 1><<<grid_of(a.units), block, 0, stream>>>(op, a);
         }
+        break;
+    }
+    case OPNN_KERNEL_ROW_VEC: {
+        rowvec_args a;
+        a.in = in;
+        a.out = out;
+        a.g = l.sub;
+        a.log2g = 0;
+        while ((1 << a.log2g) < a.g)
+            a.log2g++;
+        a.nvec = plan->a * a.g;
+        a.tiles = (a.nvec + 32 * kUnroll - 1) / (32 * kUnroll);
+        a.red_n = plan->red_numel;
+        a.aligned = ((uintptr_t)in & 15u) == 0;
+        row_vec_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
         break;
     }
     case OPNN_KERNEL_GENERIC: {
