@@ -15,6 +15,7 @@
 #define OPNN_ATTR_NAME_MAX 64
 #define OPNN_ATTR_INTS_MAX (OP_MAX_DIMS * 4)
 #define OPNN_MSG_MAX 512
+#define OPNN_CHECKED_PTRS 16
 
 typedef struct opnn_attr {
     char name[OPNN_ATTR_NAME_MAX];
@@ -50,7 +51,9 @@ struct op_context {
     opnn_reduce_plan plan_scratch; /* the latest plan when it could not be cached */
 
     struct opnn_cuda_state *cuda; /* workspace etc., created by the CUDA backend on first use */
-    const void *checked_ptrs[2];  /* last device pointers that passed the CUDA pointer check */
+    /* device pointers that passed the CUDA pointer check (a driver call), most recent first:
+     * a program cycling through a few buffers checks each once */
+    const void *checked_ptrs[OPNN_CHECKED_PTRS];
 };
 
 /* Records "fmt..." as the context's message and returns s. ctx may be NULL. */

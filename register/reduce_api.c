@@ -54,15 +54,21 @@ op_status op_reduce_infer(op_kernel_ctx *kc, int index, int32_t *ndim, int64_t *
     return OP_OK;
 }
 
-/* Checks a device pointer once per distinct pointer (the check is a driver call). */
-static op_status opnn__cuda_pointer_ok(op_kernel_ctx *kc, int slot, const void *p, const char *arg)
+/* Checks a device pointer once while it stays among the context's recently checked ones. */
+static op_status opnn__cuda_pointer_ok(op_kernel_ctx *kc, const void *p, const char *arg)
 {
     op_context *ctx = op_kernel_context(kc);
-    if (!p || ctx->checked_ptrs[slot] == p)
+    const void **seen = ctx->checked_ptrs;
+    if (!p)
         return OP_OK;
+    for (int i = 0; i < OPNN_CHECKED_PTRS; i++)
+        if (seen[i] == p)
+            return OP_OK;
     op_status st = opnn_cuda_check_pointer(p, kc->op->name, arg, ctx->msg, sizeof(ctx->msg));
-    if (st == OP_OK)
-        ctx->checked_ptrs[slot] = p;
+    if (st == OP_OK) {
+        memmove(seen + 1, seen, (OPNN_CHECKED_PTRS - 1) * sizeof(*seen));
+        seen[0] = p;
+    }
     return st;
 }
 
@@ -88,9 +94,9 @@ op_status op_reduce_prepare(op_kernel_ctx *kc, uint32_t mask, op_reduce_call *ca
                                   "call cudaSetDevice(%d) first",
                                   (int)x->device.device_id, props.device_id,
                                   (int)x->device.device_id);
-        st = opnn__cuda_pointer_ok(kc, 0, x->data, "input 0");
+        st = opnn__cuda_pointer_ok(kc, x->data, "input 0");
         if (st == OP_OK)
-            st = opnn__cuda_pointer_ok(kc, 1, y->data, "output 0");
+            st = opnn__cuda_pointer_ok(kc, y->data, "output 0");
         if (st != OP_OK)
             return st;
     } else if (dev != kDLCPU) {
