@@ -57,6 +57,7 @@ typedef struct bench_result {
 static const char bench_usage[] =
     "usage: opnn bench [--device cuda|cpu] [--json FILE] [--case NAME]...\n"
     "                  [--op OP --shape D0,D1,... [--axes A,...] [--dtype T]]\n"
+    "                  [--op OP --case NAME...]   (OP on the named suite cases)\n"
     "                  [--iters N] [--warmup N] [--list]\n"
     "  Runs the benchmark suite (or the named cases, or one custom case) and prints per case\n"
     "  the time, GB/s (input + output bytes) and the fraction of the read ceiling measured in\n"
@@ -154,6 +155,20 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* True if op has an integer attribute "axis" and no "axes" (ArgMax, ArgMin). */
+static bool op_takes_axis(const char *op)
+{
+    op_info info;
+    bool axis = false, axes = false;
+    if (op_describe(op, &info) != OP_OK)
+        return false;
+    for (size_t i = 0; i < info.num_attrs; i++) {
+        axis = axis || !strcmp(info.attrs[i].name, "axis");
+        axes = axes || !strcmp(info.attrs[i].name, "axes");
+    }
+    return axis && !axes;
+}
+
 /* Binds input `x` and output `y` of one op call on ctx; infers the output shape. */
 static op_status bind_call(op_context *ctx, const bench_case *c, const char *op, DLTensor *x,
                            DLTensor *y, int64_t *oshape, char *err, size_t err_len)
@@ -164,8 +179,16 @@ static op_status bind_call(op_context *ctx, const bench_case *c, const char *op,
 
     op_context_clear(ctx);
     st = op_context_set_input(ctx, 0, x);
-    if (st == OP_OK && !c->all_axes)
+    if (st == OP_OK && op_takes_axis(op)) {
+        /* ArgMax-style ops reduce one axis: the case's only axis (or dim 0 of a 1-D "all") */
+        if (c->naxes > 1 || (c->all_axes && c->ndim > 1)) {
+            snprintf(err, err_len, "%s reduces one axis; case %s reduces several", op, c->name);
+            return OP_ERR_INVALID_ARGUMENT;
+        }
+        st = op_context_set_attr_int(ctx, "axis", c->all_axes ? 0 : c->axes[0]);
+    } else if (st == OP_OK && !c->all_axes) {
         st = op_context_set_attr_ints(ctx, "axes", c->axes, c->naxes);
+    }
     if (st == OP_OK)
         st = op_infer_output(op, ctx, 0, &ondim, oshape, &odt);
     if (st != OP_OK) {
@@ -612,7 +635,7 @@ int opnn_tool_bench(int argc, char **argv)
         warmup = 1;
 
     /* the cases */
-    if (custom_op || custom_shape) {
+    if (custom_shape || (custom_op && nnames == 0)) {
         bench_case *c = &cases[ncases++];
         size_t nd = 0;
         memset(c, 0, sizeof *c);
@@ -642,8 +665,14 @@ int opnn_tool_bench(int argc, char **argv)
         bool want = nnames == 0 && !(custom_op || custom_shape);
         for (size_t j = 0; j < nnames; j++)
             want = want || !strcmp(names[j], suite[k].name);
-        if (want && ncases < BENCH_MAX_CASES)
-            case_from_suite(&cases[ncases++], &suite[k]);
+        if (want && ncases < BENCH_MAX_CASES) {
+            case_from_suite(&cases[ncases], &suite[k]);
+            if (custom_op) { /* --op with --case: that op on the named suite cases */
+                cases[ncases].op = custom_op;
+                cases[ncases].mean_max = false;
+            }
+            ncases++;
+        }
     }
     for (size_t j = 0; j < nnames; j++) {
         bool known = false;
