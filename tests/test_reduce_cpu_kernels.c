@@ -64,8 +64,7 @@ static uint64_t mix(uint64_t seed, const char *s)
     return seed ^ h;
 }
 
-/* --- views and plans ---------------------------------------------------------------------------
- */
+/* --- views and plans -------------------------------------------------------------------------- */
 
 /* A view of the input: shape, strides in elements (NULL-like when compact), the reduced axes
  * (num_axes -1: none given, i.e. all unless noop), and the class the planner must give it. */
@@ -127,8 +126,7 @@ static void fill_for_kind(ts_rng *r, void *base, DLDataType t, int64_t n, opnn_r
     }
 }
 
-/* --- running and checking ----------------------------------------------------------------------
- */
+/* --- running and checking --------------------------------------------------------------------- */
 
 /* Runs plan with t threads and the given instruction set into a fresh guarded buffer. */
 static ts_buf run_kernel(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const void *in,
@@ -231,8 +229,7 @@ static void check_layout(const layout_case *c, opnn_reduce_kind kind, DLDataType
     ts_buf_free(&in);
 }
 
-/* --- every kind x dtype on every plan class ----------------------------------------------------
- */
+/* --- every kind x dtype on every plan class --------------------------------------------------- */
 
 #define STRIDES(...) .compact = false, .strides = {__VA_ARGS__}
 #define AXES(n, ...) .num_axes = (n), .axes = {__VA_ARGS__}
@@ -332,8 +329,7 @@ static void cpu_reduce__layout_matches_reference(void **state)
             check_layout(c, (opnn_reduce_kind)k, ts_dtype(dtype_names[d]), &rng);
 }
 
-/* --- larger views: the parallel splits, compared across more thread counts ---------------------
- */
+/* --- larger views: the parallel splits, compared across more thread counts -------------------- */
 
 typedef struct big_case {
     const char *name;
@@ -396,8 +392,7 @@ static void cpu_reduce__parallel_splits_thread_independent(void **state)
     }
 }
 
-/* --- NaN and infinities at every position ------------------------------------------------------
- */
+/* --- NaN and infinities at every position ----------------------------------------------------- */
 
 /* Small views: every storage position in turn holds the special value. */
 static const layout_case special_cases[] = {
@@ -463,8 +458,7 @@ static void cpu_reduce__infinities(void **state)
     check_specials(*state, INFINITY, -INFINITY, kinds, N_OF(kinds), "cpu_reduce__infinities");
 }
 
-/* --- integers ----------------------------------------------------------------------------------
- */
+/* --- integers --------------------------------------------------------------------------------- */
 
 typedef struct int_case {
     const char *name;
@@ -542,8 +536,7 @@ static void cpu_reduce__integer_semantics(void **state)
     }
 }
 
-/* --- FILL and EMPTY ----------------------------------------------------------------------------
- */
+/* --- FILL and EMPTY --------------------------------------------------------------------------- */
 
 typedef struct kind_dtype_case {
     const char *name;
@@ -554,8 +547,7 @@ typedef struct kind_dtype_case {
 #define KD_ROW_(k, K, dt) {#k "_" #dt, OPNN_REDUCE_##K, #dt},
 #define KD_DTYPES_(k, K)                                                                           \
     KD_ROW_(k, K, f32)                                                                             \
-    KD_ROW_(k, K, f64) KD_ROW_(k, K, f16) KD_ROW_(k, K, bf16) KD_ROW_(k, K, i32)                   \
-        KD_ROW_(k, K, i64)
+    KD_ROW_(k, K, f64) KD_ROW_(k, K, f16) KD_ROW_(k, K, bf16) KD_ROW_(k, K, i32) KD_ROW_(k, K, i64)
 static const kind_dtype_case kind_dtype_cases[] = {KD_DTYPES_(sum, SUM) KD_DTYPES_(
     mean, MEAN) KD_DTYPES_(max, MAX) KD_DTYPES_(min, MIN) KD_DTYPES_(prod, PROD)};
 #undef KD_ROW_
@@ -627,8 +619,7 @@ static void cpu_reduce__empty_writes_nothing(void **state)
         assert_int_equal(sentinel[i], 0xA5);
 }
 
-/* --- 16-bit outputs ----------------------------------------------------------------------------
- */
+/* --- 16-bit outputs --------------------------------------------------------------------------- */
 
 typedef struct half_case {
     const char *name;
@@ -699,8 +690,7 @@ static void cpu_reduce__half_nan_stays_nan(void **state)
     }
 }
 
-/* --- accuracy and size -------------------------------------------------------------------------
- */
+/* --- accuracy and size ------------------------------------------------------------------------ */
 
 /* DESIGN.md: an f32 Sum of 2^28 uniform [0, 1) values is within 1e-6 relative of the float64
  * result (one serial f32 chain would be off by 87%), with 1 and 2 threads alike. */
@@ -790,8 +780,7 @@ static void cpu_reduce__zero_stride_2pow32_elements(void **state)
     ts_buf_free(&out);
 }
 
-/* --- arguments ---------------------------------------------------------------------------------
- */
+/* --- arguments -------------------------------------------------------------------------------- */
 
 static void cpu_reduce__rejects_bad_arguments(void **state)
 {

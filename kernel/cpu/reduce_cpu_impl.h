@@ -122,8 +122,7 @@ static inline void RCF(put)(RC_T *out, RC_A a, const rc_fin *fin)
     RC_STORE(out, RC_FINAL(a, fin));
 }
 
-/* --- runs: n elements at stride s --------------------------------------------------------------
- */
+/* --- runs: n elements at stride s ------------------------------------------------------------- */
 
 /* A leaf: n elements (1 <= n <= RC_LEAF) at stride s; element i goes to lane i % RC_W. */
 static RC_ALWAYS_INLINE void RCF(leaf_body)(const RC_T *x, int64_t n, int64_t s, RC_V *res)
@@ -548,8 +547,7 @@ static void RCF(cols)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t r
     free(g.buf);
 }
 
-/* --- sets of runs: OUTER_INNER and GENERIC -----------------------------------------------------
- */
+/* --- sets of runs: OUTER_INNER and GENERIC ---------------------------------------------------- */
 
 /* Runs [lo, lo + size) of g, combined pairwise; par splits inside each run between threads. */
 static void RCF(rnode)(const RC_T *x, const rc_runs *g, int64_t lo, int64_t size, bool par,
