@@ -544,12 +544,16 @@ typedef struct kind_dtype_case {
     const char *dtype;
 } kind_dtype_case;
 
+/* clang-format off */
 #define KD_ROW_(k, K, dt) {#k "_" #dt, OPNN_REDUCE_##K, #dt},
 #define KD_DTYPES_(k, K)                                                                           \
-    KD_ROW_(k, K, f32)                                                                             \
-    KD_ROW_(k, K, f64) KD_ROW_(k, K, f16) KD_ROW_(k, K, bf16) KD_ROW_(k, K, i32) KD_ROW_(k, K, i64)
-static const kind_dtype_case kind_dtype_cases[] = {KD_DTYPES_(sum, SUM) KD_DTYPES_(
-    mean, MEAN) KD_DTYPES_(max, MAX) KD_DTYPES_(min, MIN) KD_DTYPES_(prod, PROD)};
+    KD_ROW_(k, K, f32) KD_ROW_(k, K, f64) KD_ROW_(k, K, f16)                                       \
+    KD_ROW_(k, K, bf16) KD_ROW_(k, K, i32) KD_ROW_(k, K, i64)
+static const kind_dtype_case kind_dtype_cases[] = {
+    KD_DTYPES_(sum, SUM) KD_DTYPES_(mean, MEAN) KD_DTYPES_(max, MAX) KD_DTYPES_(min, MIN)
+    KD_DTYPES_(prod, PROD)
+};
+/* clang-format on */
 #undef KD_ROW_
 #undef KD_DTYPES_
 
