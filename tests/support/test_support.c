@@ -435,3 +435,311 @@ bool ts_have_cuda(void)
     return false;
 #endif
 }
+
+/* --- the example plugins' ops ------------------------------------------------------------------
+ */
+
+const char *const ts_xop_names[TS_X_COUNT] = {
+    "ReduceL1",        "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+    "ReduceLogSumExp", "ArgMax",   "ArgMin",
+};
+
+bool ts_xop_is_arg(ts_xop op)
+{
+    return op == TS_X_ARGMAX || op == TS_X_ARGMIN;
+}
+
+bool ts_xop_floats_only(ts_xop op)
+{
+    return op == TS_X_LOGSUM || op == TS_X_LOGSUMEXP;
+}
+
+void ts_xcase_random(ts_rng *r, ts_xop op, int64_t max_elems, ts_xcase *c)
+{
+    const bool arg = ts_xop_is_arg(op);
+    memset(c, 0, sizeof(*c));
+    c->ndim = (int32_t)ts_range(r, arg ? 1 : 0, 5);
+    int64_t n = 1;
+    for (int i = 0; i < c->ndim; i++) {
+        int64_t k = ts_range(r, 0, 11);
+        c->shape[i] = k == 0 ? 0 : k == 1 ? 1 : ts_range(r, 2, 7);
+        n *= c->shape[i] ? c->shape[i] : 1;
+    }
+    if (c->ndim > 0 && ts_range(r, 0, 2) == 0) { /* one long dim */
+        int i = (int)ts_range(r, 0, c->ndim - 1);
+        int64_t rest = n / (c->shape[i] ? c->shape[i] : 1);
+        int64_t cap = max_elems / rest;
+        if (cap > 8)
+            c->shape[i] = ts_range(r, 8, cap < 5000 ? cap : 5000);
+    }
+    /* attributes */
+    c->keepdims = (int)ts_range(r, -1, 1);
+    c->noop = -1;
+    c->select_last = -1;
+    if (arg) {
+        c->naxes = ts_range(r, 0, 3) == 0 ? -1 : 1;
+        c->axes[0] = ts_range(r, -c->ndim, c->ndim - 1);
+        c->select_last = (int)ts_range(r, -1, 1);
+        int ax = c->naxes < 0 ? 0 : (int)(c->axes[0] < 0 ? c->axes[0] + c->ndim : c->axes[0]);
+        if (c->shape[ax] == 0)
+            c->shape[ax] = ts_range(r, 1, 5);
+    } else {
+        c->noop = (int)ts_range(r, -1, 1);
+        int64_t how = ts_range(r, 0, 5);
+        if (how == 0) {
+            c->naxes = -1;
+        } else if (how == 1 || c->ndim == 0) {
+            c->naxes = 0;
+        } else {
+            for (int i = 0; i < c->ndim; i++)
+                if (ts_range(r, 0, 1))
+                    c->axes[c->naxes++] = ts_range(r, 0, 1) ? i : i - c->ndim;
+        }
+    }
+    /* layout: compact, or storage in a random dim order with padding and zero strides */
+    c->compact = ts_range(r, 0, 3) == 0;
+    c->offset = ts_range(r, 0, 3);
+    if (!c->compact) {
+        int perm[8];
+        for (int i = 0; i < c->ndim; i++)
+            perm[i] = i;
+        for (int i = c->ndim - 1; i > 0; i--) {
+            int j = (int)ts_range(r, 0, i), t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        int64_t st = 1;
+        for (int k = c->ndim - 1; k >= 0; k--) {
+            int d = perm[k];
+            c->strides[d] = ts_range(r, 0, 7) == 0 ? 0 : st;
+            st *= c->shape[d] + ts_range(r, 0, 2);
+        }
+    }
+}
+
+op_status ts_xset_attrs(op_context *ctx, ts_xop op, const ts_xcase *c)
+{
+    op_status st = OP_OK;
+    if (c->naxes >= 0) {
+        if (ts_xop_is_arg(op))
+            st = op_context_set_attr_int(ctx, "axis", c->axes[0]);
+        else
+            st = op_context_set_attr_ints(ctx, "axes", c->axes, (size_t)c->naxes);
+    }
+    if (st == OP_OK && c->keepdims >= 0)
+        st = op_context_set_attr_int(ctx, "keepdims", c->keepdims);
+    if (st == OP_OK && c->noop >= 0)
+        st = op_context_set_attr_int(ctx, "noop_with_empty_axes", c->noop);
+    if (st == OP_OK && c->select_last >= 0)
+        st = op_context_set_attr_int(ctx, "select_last_index", c->select_last);
+    return st;
+}
+
+uint32_t ts_xmask(ts_xop op, const ts_xcase *c)
+{
+    if (ts_xop_is_arg(op)) {
+        int64_t a = c->naxes < 0 ? 0 : c->axes[0];
+        return 1u << (a < 0 ? a + c->ndim : a);
+    }
+    if (c->naxes <= 0)
+        return c->noop == 1 ? 0u : (uint32_t)((1ull << c->ndim) - 1);
+    uint32_t m = 0;
+    for (int i = 0; i < c->naxes; i++)
+        m |= 1u << (c->axes[i] < 0 ? c->axes[i] + c->ndim : c->axes[i]);
+    return m;
+}
+
+int64_t ts_xstorage_elems(const ts_xcase *c)
+{
+    return c->offset + ts_storage_elems(c->ndim, c->shape, c->compact ? NULL : c->strides);
+}
+
+void ts_xtensor(ts_tensor *x, const ts_xcase *c, void *data, DLDeviceType dev, DLDataType t)
+{
+    ts_tensor_init(x, data, dev, t, c->ndim, c->shape, c->compact ? NULL : c->strides);
+    x->t.byte_offset = (uint64_t)c->offset * ts_dtype_size(t);
+}
+
+void ts_xfill(ts_rng *r, ts_xop op, void *base, DLDataType t, int64_t n, ts_xfill_mode mode)
+{
+    const bool isf = ts_dtype_is_float(t);
+    for (int64_t i = 0; i < n; i++) {
+        double v;
+        if (mode == TS_XFILL_PLAIN && isf)
+            v = op == TS_X_LOGSUM ? 1.0 - ts_uniform(r) : ts_uniform(r) * 2.0 - 1.0;
+        else if (mode == TS_XFILL_PLAIN)
+            v = (double)ts_range(r, -1000, 1000);
+        else
+            v = (double)ts_range(r, -3, 3) * (isf ? 0.5 : 1.0);
+        if (mode == TS_XFILL_SPECIAL && isf) {
+            int64_t k = ts_range(r, 0, 39);
+            v = k == 0 ? NAN : k == 1 ? INFINITY : k == 2 ? -INFINITY : v;
+        }
+        ts_store(base, t, i, v);
+    }
+}
+
+/* op over the m values of one output (in reduced-index order) */
+static void ts_xreduce(ts_xop op, DLDataType t, bool select_last, const double *v,
+                       const int64_t *iv, int64_t m, double *of, int64_t *oi)
+{
+    const bool isf = ts_dtype_is_float(t);
+    if (ts_xop_is_arg(op)) {
+        int64_t best = -1;
+        for (int64_t k = 0; k < m; k++) {
+            bool kn = isf && isnan(v[k]), bn = best >= 0 && isf && isnan(v[best]);
+            if (best < 0) {
+                best = k;
+                continue;
+            }
+            if (bn) {
+                if (kn && select_last)
+                    best = k;
+                continue;
+            }
+            if (kn) {
+                best = k;
+                continue;
+            }
+            bool better, tie;
+            if (isf) {
+                better = op == TS_X_ARGMAX ? v[k] > v[best] : v[k] < v[best];
+                tie = v[k] == v[best];
+            } else {
+                better = op == TS_X_ARGMAX ? iv[k] > iv[best] : iv[k] < iv[best];
+                tie = iv[k] == iv[best];
+            }
+            if (better || (tie && select_last))
+                best = k;
+        }
+        *oi = best;
+        return;
+    }
+    if (!isf) {
+        uint64_t s = 0;
+        for (int64_t k = 0; k < m; k++) {
+            uint64_t x = (uint64_t)iv[k];
+            s += op == TS_X_L1 ? (iv[k] < 0 ? 0 - x : x) : x * x;
+        }
+        int64_t res = op == TS_X_L2 ? (int64_t)sqrt((double)s) : (int64_t)s;
+        *oi = t.bits == 32 ? (int64_t)(int32_t)(uint32_t)(uint64_t)res : res;
+        return;
+    }
+    if (op == TS_X_LOGSUMEXP) {
+        double mx = -INFINITY;
+        bool nan = false;
+        for (int64_t k = 0; k < m; k++) {
+            nan = nan || isnan(v[k]);
+            mx = v[k] > mx ? v[k] : mx;
+        }
+        if (nan || isinf(mx)) {
+            *of = nan ? NAN : mx;
+            return;
+        }
+        long double s = 0;
+        for (int64_t k = 0; k < m; k++)
+            s += expl((long double)v[k] - mx);
+        *of = (double)((long double)mx + logl(s));
+        return;
+    }
+    long double s = 0;
+    for (int64_t k = 0; k < m; k++)
+        s += op == TS_X_L1 ? fabsl(v[k]) : op == TS_X_LOGSUM ? v[k] : (long double)v[k] * v[k];
+    *of = op == TS_X_L2 ? (double)sqrtl(s) : op == TS_X_LOGSUM ? (double)logl(s) : (double)s;
+}
+
+int64_t ts_xreference(ts_xop op, const DLTensor *x, uint32_t mask, bool select_last, double *out_f,
+                      int64_t *out_i)
+{
+    const int nd = x->ndim;
+    int64_t istride[16], kshape[16], kst[16], rshape[16], rst[16], nout = 1, nred = 1;
+    int nk = 0, nr = 0;
+    for (int i = nd - 1; i >= 0; i--)
+        istride[i] =
+            x->strides ? x->strides[i] : (i == nd - 1 ? 1 : istride[i + 1] * x->shape[i + 1]);
+    for (int i = 0; i < nd; i++) {
+        if (mask & (1u << i)) {
+            rshape[nr] = x->shape[i];
+            rst[nr++] = istride[i];
+            nred *= x->shape[i];
+        } else {
+            kshape[nk] = x->shape[i];
+            kst[nk++] = istride[i];
+            nout *= x->shape[i];
+        }
+    }
+    double *v = malloc((size_t)(nred ? nred : 1) * sizeof(double));
+    int64_t *iv = malloc((size_t)(nred ? nred : 1) * sizeof(int64_t));
+    if (!v || !iv) {
+        free(v);
+        free(iv);
+        return -1;
+    }
+    const char *base = (const char *)x->data + x->byte_offset;
+    for (int64_t o = 0; o < nout; o++) {
+        int64_t off = 0, k = o;
+        for (int i = nk - 1; i >= 0; i--) {
+            off += (k % kshape[i]) * kst[i];
+            k /= kshape[i];
+        }
+        for (int64_t f = 0; f < nred; f++) {
+            int64_t e = off, q = f;
+            for (int i = nr - 1; i >= 0; i--) {
+                e += (q % rshape[i]) * rst[i];
+                q /= rshape[i];
+            }
+            if (ts_dtype_is_float(x->dtype))
+                v[f] = ts_load(base, x->dtype, e);
+            else
+                iv[f] = ts_load_int(base, x->dtype, e);
+        }
+        ts_xreduce(op, x->dtype, select_last, v, iv, nred, &out_f[o], &out_i[o]);
+    }
+    free(v);
+    free(iv);
+    return nout;
+}
+
+bool ts_xcheck(const char *what, ts_xop op, const void *out, DLDataType t, int64_t n,
+               const double *ref_f, const int64_t *ref_i)
+{
+    const bool ints = ts_xop_is_arg(op) || !ts_dtype_is_float(t);
+    /* f32 accumulates in f32 leaves of <= 128 terms then a tree: well within 2e-5 relative on
+     * these sums of like-signed terms; f16/bf16 outputs may differ from the rounded reference by
+     * one unit in the last place; the logs turn the sum's relative error into an absolute one */
+    double rtol = 2e-5, atol = 2e-5;
+    if (t.code == kDLFloat && t.bits == 64)
+        rtol = 1e-12, atol = 1e-12;
+    else if (t.code == kDLFloat && t.bits == 16)
+        rtol = 2e-3;
+    else if (t.code == kDLBfloat)
+        rtol = 1.6e-2;
+    if (op != TS_X_LOGSUM && op != TS_X_LOGSUMEXP)
+        atol = 1e-300;
+    for (int64_t i = 0; i < n; i++) {
+        if (ints) {
+            DLDataType it = ts_xop_is_arg(op) ? (DLDataType){kDLInt, 64, 1} : t;
+            int64_t got = ts_load_int(out, it, i);
+            if (got != ref_i[i]) {
+                printf("%s: output %lld is %lld, expected %lld\n", what, (long long)i,
+                       (long long)got, (long long)ref_i[i]);
+                return false;
+            }
+            continue;
+        }
+        double got = ts_load(out, t, i), want = ref_f[i], wr = ts_round_to(t, want);
+        if (isnan(want) || isnan(got) || isinf(wr) || isinf(got)) {
+            if ((isnan(want) && isnan(got)) || got == wr)
+                continue;
+            printf("%s: output %lld is %.9g, expected %.9g\n", what, (long long)i, got, want);
+            return false;
+        }
+        double tol = fabs(want) * rtol + atol;
+        if (fabs(got - wr) > tol) {
+            printf("%s: output %lld is %.9g, expected %.9g (tolerance %.3g)\n", what, (long long)i,
+                   got, want, tol);
+            return false;
+        }
+    }
+    return true;
+}

@@ -9,6 +9,8 @@
 
 #include <dlpack/dlpack.h>
 
+#include <opnn/opnn.h>
+
 #define TS_GUARD_BYTES 64
 #define TS_GUARD_BYTE 0xA5
 
@@ -83,6 +85,66 @@ int64_t ts_reference(ts_op op, const DLTensor *x, uint32_t mask, double *out_f, 
  * the same inf, ints exactly. Prints the first mismatch with its index; returns true if equal. */
 bool ts_check(const char *what, const void *out, DLDataType t, int64_t n, const double *ref_f,
               const int64_t *ref_i, int64_t red_n, ts_op op);
+
+/* --- the example plugins' ops (examples/plugins: reduce_extra, argminmax) --- */
+typedef enum ts_xop {
+    TS_X_L1,
+    TS_X_L2,
+    TS_X_SUMSQ,
+    TS_X_LOGSUM,
+    TS_X_LOGSUMEXP,
+    TS_X_ARGMAX,
+    TS_X_ARGMIN,
+    TS_X_COUNT
+} ts_xop;
+extern const char *const ts_xop_names[TS_X_COUNT]; /* "ReduceL1" ... "ArgMin" */
+bool ts_xop_is_arg(ts_xop op);                     /* ArgMax, ArgMin */
+bool ts_xop_floats_only(ts_xop op);                /* LogSum, LogSumExp */
+
+/* One call: an input view (shape, strides in elements, offset in elements) and attributes. */
+typedef struct ts_xcase {
+    int32_t ndim;
+    int64_t shape[8], strides[8];
+    bool compact;    /* strides NULL */
+    int64_t offset;  /* byte_offset / element size */
+    int naxes;       /* -1: "axes" (or "axis") not set */
+    int64_t axes[8]; /* ArgMax/ArgMin: axes[0] is "axis" */
+    int keepdims;    /* -1: not set */
+    int noop;        /* -1: not set (reduce ops only) */
+    int select_last; /* -1: not set (ArgMax/ArgMin only) */
+} ts_xcase;
+
+/* A random case for op: rank 0..5 (1..5 for ArgMax/ArgMin), sizes 0..7 with an occasional long
+ * dim, permuted or padded or zero strides, a byte offset, random axes and flags; at most about
+ * max_elems elements. ArgMax/ArgMin never get an empty reduced axis. */
+void ts_xcase_random(ts_rng *r, ts_xop op, int64_t max_elems, ts_xcase *c);
+/* Sets the case's attributes on ctx. */
+op_status ts_xset_attrs(op_context *ctx, ts_xop op, const ts_xcase *c);
+/* The dims the case reduces (bit i = dim i), as ONNX says; the attributes must be valid. */
+uint32_t ts_xmask(ts_xop op, const ts_xcase *c);
+/* Storage elements the case's view needs, offset included. */
+int64_t ts_xstorage_elems(const ts_xcase *c);
+/* A DLTensor over data for the case. */
+void ts_xtensor(ts_tensor *x, const ts_xcase *c, void *data, DLDeviceType dev, DLDataType t);
+
+typedef enum ts_xfill_mode {
+    TS_XFILL_PLAIN,   /* floats in [-1, 1) (LogSum: (0, 1]), ints in [-1000, 1000] */
+    TS_XFILL_TIES,    /* few distinct values: -3 .. 3 (halves for floats) */
+    TS_XFILL_SPECIAL, /* TIES with some NaN, +inf, -inf among floats */
+} ts_xfill_mode;
+void ts_xfill(ts_rng *r, ts_xop op, void *base, DLDataType t, int64_t n, ts_xfill_mode mode);
+
+/* The float64 reference of op over mask (bit i = dim i), outputs in compact order of the kept
+ * dims: floats to out_f, integer results and indices to out_i. ArgMax/ArgMin take exactly one
+ * bit; the first NaN wins (the last with select_last), then the first extreme (the last). Returns
+ * the number of outputs, -1 if out of memory. */
+int64_t ts_xreference(ts_xop op, const DLTensor *x, uint32_t mask, bool select_last, double *out_f,
+                      int64_t *out_i);
+/* Compares n outputs of op (dtype t; int64 indices for ArgMax/ArgMin) with the reference:
+ * integers and indices exactly, floats within a relative tolerance per dtype (1 ulp for f16 and
+ * bf16), plus an absolute one for the logs; NaN must match NaN, inf the same inf. */
+bool ts_xcheck(const char *what, ts_xop op, const void *out, DLDataType t, int64_t n,
+               const double *ref_f, const int64_t *ref_i);
 
 /* True when a CUDA device is present (always false in a build without CUDA). */
 bool ts_have_cuda(void);
