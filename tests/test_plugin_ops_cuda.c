@@ -1,0 +1,314 @@
+/* The example plugins' ops on CUDA (label gpu; skipped without a device): every op x dtype on
+ * random shapes, axes and layouts and on shapes that reach the split kernel families, against
+ * the float64 reference of test_support; two runs bitwise equal; guard bytes after outputs. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <opnn/opnn.h>
+
+#include "support/test_support.h"
+
+#if defined(OPNN_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+#define PLUGIN(name) OPNN_TEST_PLUGIN_DIR "/" name ".so"
+
+static op_plugin *plugins[2];
+
+static int load_plugins(void **state)
+{
+    (void)state;
+    if (op_load_plugin(PLUGIN("reduce_extra"), &plugins[0]) != OP_OK ||
+        op_load_plugin(PLUGIN("argminmax"), &plugins[1]) != OP_OK) {
+        printf("cannot load the example plugins from %s: %s\n", OPNN_TEST_PLUGIN_DIR,
+               op_plugin_error());
+        return -1;
+    }
+    return 0;
+}
+
+static int unload_plugins(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 2; i++)
+        if (plugins[i])
+            op_unload_plugin(plugins[i]);
+    return 0;
+}
+
+#if defined(OPNN_HAVE_CUDA)
+
+static const char *const dtypes[] = {"f32", "f64", "f16", "bf16", "i32", "i64"};
+#define NDTYPES (sizeof(dtypes) / sizeof(dtypes[0]))
+
+static bool served(ts_xop op, const char *dt)
+{
+    return !ts_xop_floats_only(op) || ts_dtype_is_float(ts_dtype(dt));
+}
+
+#define CU(call) assert_int_equal((int)(call), (int)cudaSuccess)
+
+/* Runs the case on CUDA twice (the second time on a fresh context, so it plans again) and checks
+ * both against the reference and each other, bitwise. */
+static void check_case(ts_rng *rng, uint64_t seed, ts_xop op, const char *dt, const ts_xcase *c,
+                       ts_xfill_mode mode, const char *label)
+{
+    /* set up */
+    DLDataType t = ts_dtype(dt);
+    const size_t es = ts_dtype_size(t);
+    const int64_t ns = ts_xstorage_elems(c);
+    ts_buf in = ts_buf_alloc((size_t)(ns ? ns : 1) * es);
+    assert_non_null(in.data);
+    ts_xfill(rng, op, in.data, t, ns, mode);
+    void *d_in = NULL, *d_out = NULL;
+    CU(cudaMalloc(&d_in, (size_t)(ns ? ns : 1) * es));
+    CU(cudaMemcpy(d_in, in.data, (size_t)ns * es, cudaMemcpyHostToDevice));
+    ts_tensor x, xh;
+    ts_xtensor(&x, c, d_in, kDLCUDA, t);
+    ts_xtensor(&xh, c, in.data, kDLCPU, t);
+
+    char what[256];
+    snprintf(what, sizeof(what), "%s %s %s rank %d (seed %llu)", ts_xop_names[op], dt, label,
+             (int)c->ndim, (unsigned long long)seed);
+    ts_buf out[2] = {{NULL, 0}, {NULL, 0}};
+    int64_t nout = 0;
+    DLDataType odt = {0, 0, 0};
+    for (int run = 0; run < 2; run++) {
+        op_context *ctx;
+        int32_t ondim;
+        int64_t oshape[OP_MAX_DIMS];
+        assert_int_equal(op_context_create(&ctx), OP_OK);
+        assert_int_equal(op_context_set_input(ctx, 0, &x.t), OP_OK);
+        assert_int_equal(ts_xset_attrs(ctx, op, c), OP_OK);
+        assert_int_equal(op_infer_output(ts_xop_names[op], ctx, 0, &ondim, oshape, &odt), OP_OK);
+        nout = ts_numel(ondim, oshape);
+        const size_t ob = (size_t)nout * ts_dtype_size(odt);
+        if (run == 0)
+            CU(cudaMalloc(&d_out, ob + TS_GUARD_BYTES));
+        CU(cudaMemset(d_out, 0x5A, ob));
+        CU(cudaMemset((char *)d_out + ob, TS_GUARD_BYTE, TS_GUARD_BYTES));
+        DLTensor y = {d_out, {kDLCUDA, 0}, ondim, odt, oshape, NULL, 0};
+        assert_int_equal(op_context_set_output(ctx, 0, &y), OP_OK);
+        /* run */
+        op_status st = op_run(ts_xop_names[op], ctx);
+        if (st != OP_OK)
+            printf("%s: %s: %s\n", what, op_status_str(st), op_context_error(ctx));
+        assert_int_equal(st, OP_OK);
+        CU(cudaDeviceSynchronize());
+        out[run] = ts_buf_alloc(ob);
+        assert_non_null(out[run].data);
+        CU(cudaMemcpy(out[run].data, d_out, ob + TS_GUARD_BYTES, cudaMemcpyDeviceToHost));
+        op_context_destroy(ctx);
+    }
+    /* check */
+    double *ref_f = malloc((size_t)(nout + 1) * sizeof(double));
+    int64_t *ref_i = malloc((size_t)(nout + 1) * sizeof(int64_t));
+    assert_non_null(ref_f);
+    assert_non_null(ref_i);
+    assert_int_equal(ts_xreference(op, &xh.t, ts_xmask(op, c), c->select_last == 1, ref_f, ref_i),
+                     nout);
+    assert_true(ts_xcheck(what, op, out[0].data, odt, nout, ref_f, ref_i));
+    assert_true(ts_buf_guard_ok(&out[0]));
+    assert_true(ts_buf_guard_ok(&out[1]));
+    if (memcmp(out[0].data, out[1].data, out[0].bytes) != 0)
+        printf("%s: two runs differ\n", what);
+    assert_memory_equal(out[0].data, out[1].data, out[0].bytes);
+    free(ref_f);
+    free(ref_i);
+    ts_buf_free(&out[0]);
+    ts_buf_free(&out[1]);
+    ts_buf_free(&in);
+    CU(cudaFree(d_in));
+    CU(cudaFree(d_out));
+}
+
+#endif /* OPNN_HAVE_CUDA */
+
+/* --- every op x dtype on random cases ------------------------------------------------------------
+ */
+
+static void plugin_ops_cuda__random_cases_match_reference(void **state)
+{
+    if (!ts_have_cuda())
+        skip();
+#if defined(OPNN_HAVE_CUDA)
+    const ts_xop op = *(const ts_xop *)*state;
+    uint64_t seed = ts_seed(ts_xop_names[op]);
+    ts_rng rng = {seed};
+    for (size_t d = 0; d < NDTYPES; d++) {
+        if (!served(op, dtypes[d]))
+            continue;
+        for (int k = 0; k < 60; k++) {
+            ts_xcase c;
+            ts_xcase_random(&rng, op, 50000, &c);
+            /* plain data, few distinct values (ties), and with NaN and infinities */
+            check_case(&rng, seed, op, dtypes[d], &c, (ts_xfill_mode)(k % 3), "random");
+        }
+    }
+#else
+    (void)state;
+#endif
+}
+
+/* --- shapes that reach the split families ------------------------------------------------------
+ */
+
+typedef struct big_case {
+    const char *name;
+    int32_t ndim;
+    int64_t shape[4];
+    int naxes;
+    int64_t axes[4];
+    bool transpose; /* storage with the first two dims swapped */
+} big_case;
+
+static const big_case big_cases[] = {
+    {"full_split", 1, {1 << 22}, 0, {0}, false},
+    {"row_split", 2, {4, 1 << 20}, 1, {1}, false},
+    {"row_block", 2, {64, 100003}, 1, {1}, false},
+    {"row_warp", 2, {4096, 301}, 1, {1}, false},
+    {"row_tiny", 2, {1 << 20, 3}, 1, {1}, false},
+    {"col_split", 2, {1 << 20, 4}, 1, {0}, false},
+    {"col_wide", 2, {3000, 1031}, 1, {0}, false},
+    {"col_short", 2, {5, 1 << 19}, 1, {0}, false},
+    {"middle", 3, {64, 3000, 7}, 1, {1}, false},
+    {"outer_inner", 3, {64, 30, 1000}, 2, {0, 2}, false},
+    {"outer_inner_few", 3, {512, 3, 4096}, 2, {0, 2}, false},
+    {"generic_permuted", 3, {3000, 7, 50}, 1, {0}, true},
+    {"generic_two", 4, {20, 3, 30, 400}, 2, {0, 2}, true},
+};
+
+static void plugin_ops_cuda__split_families_match_reference(void **state)
+{
+    if (!ts_have_cuda())
+        skip();
+#if defined(OPNN_HAVE_CUDA)
+    const big_case *b = (const big_case *)*state;
+    uint64_t seed = ts_seed(b->name);
+    ts_rng rng = {seed};
+    for (int op = 0; op < TS_X_COUNT; op++) {
+        const bool arg = ts_xop_is_arg((ts_xop)op);
+        if (arg && b->naxes != 1)
+            continue;
+        for (size_t d = 0; d < NDTYPES; d++) {
+            if (!served((ts_xop)op, dtypes[d]))
+                continue;
+            ts_xcase c;
+            memset(&c, 0, sizeof(c));
+            c.ndim = b->ndim;
+            memcpy(c.shape, b->shape, sizeof(b->shape));
+            c.naxes = b->naxes;
+            memcpy(c.axes, b->axes, sizeof(b->axes));
+            c.keepdims = (int)(d % 2);
+            c.noop = -1;
+            c.select_last = arg ? (int)(d % 2) : -1;
+            c.compact = !b->transpose;
+            c.offset = (int64_t)d % 3; /* misaligned starts: scalar heads before the vectors */
+            if (b->transpose) {
+                int64_t st = 1;
+                for (int i = b->ndim - 1; i >= 2; i--) {
+                    c.strides[i] = st;
+                    st *= b->shape[i];
+                }
+                c.strides[0] = st;
+                c.strides[1] = st * b->shape[0];
+            }
+            /* ArgMax on few distinct values: ties across blocks and splits */
+            check_case(&rng, seed, (ts_xop)op, dtypes[d], &c, arg ? TS_XFILL_TIES : TS_XFILL_PLAIN,
+                       b->name);
+        }
+    }
+#else
+    (void)state;
+#endif
+}
+
+/* --- bad calls on CUDA
+ * ---------------------------------------------------------------------------- */
+
+static void plugin_ops_cuda__bad_calls_rejected(void **state)
+{
+    (void)state;
+    if (!ts_have_cuda())
+        skip();
+#if defined(OPNN_HAVE_CUDA)
+    int64_t shape[2] = {2, 3}, oshape[1] = {3};
+    void *d = NULL;
+    CU(cudaMalloc(&d, 256));
+    op_context *ctx;
+    assert_int_equal(op_context_create(&ctx), OP_OK);
+    DLTensor x = {d, {kDLCUDA, 0}, 2, {kDLInt, 32, 1}, shape, NULL, 0};
+    DLTensor y = {(char *)d + 128, {kDLCUDA, 0}, 2, {kDLInt, 32, 1}, oshape, NULL, 0};
+    /* no integer LogSum */
+    y.ndim = 1;
+    assert_int_equal(op_context_set_input(ctx, 0, &x), OP_OK);
+    assert_int_equal(op_context_set_output(ctx, 0, &y), OP_OK);
+    int64_t ax = 0;
+    assert_int_equal(op_context_set_attr_ints(ctx, "axes", &ax, 1), OP_OK);
+    assert_int_equal(op_context_set_attr_int(ctx, "keepdims", 0), OP_OK);
+    assert_int_equal(op_run("ReduceLogSum", ctx), OP_ERR_UNSUPPORTED);
+    /* ArgMax: bad axis, wrong output dtype */
+    op_context_clear(ctx);
+    x.dtype = (DLDataType){kDLFloat, 32, 1};
+    y.dtype = (DLDataType){kDLFloat, 32, 1};
+    assert_int_equal(op_context_set_input(ctx, 0, &x), OP_OK);
+    assert_int_equal(op_context_set_output(ctx, 0, &y), OP_OK);
+    assert_int_equal(op_context_set_attr_int(ctx, "axis", 2), OP_OK);
+    assert_int_equal(op_context_set_attr_int(ctx, "keepdims", 0), OP_OK);
+    assert_int_equal(op_run("ArgMax", ctx), OP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(op_context_error(ctx), "axis"));
+    assert_int_equal(op_context_set_attr_int(ctx, "axis", 0), OP_OK);
+    assert_int_equal(op_run("ArgMax", ctx), OP_ERR_INVALID_ARGUMENT); /* f32 output */
+    /* host memory passed as CUDA */
+    float host[6] = {0};
+    int64_t hout[3];
+    x.data = host;
+    y.data = hout;
+    y.dtype = (DLDataType){kDLInt, 64, 1};
+    assert_int_equal(op_context_set_input(ctx, 0, &x), OP_OK);
+    assert_int_equal(op_context_set_output(ctx, 0, &y), OP_OK);
+    assert_int_equal(op_run("ArgMax", ctx), OP_ERR_INVALID_ARGUMENT);
+    op_context_destroy(ctx);
+    CU(cudaFree(d));
+#endif
+}
+
+int main(void)
+{
+    static const ts_xop ops[] = {TS_X_L1,        TS_X_L2,     TS_X_SUMSQ, TS_X_LOGSUM,
+                                 TS_X_LOGSUMEXP, TS_X_ARGMAX, TS_X_ARGMIN};
+    enum {
+        NOPS = sizeof(ops) / sizeof(ops[0]),
+        NBIG = sizeof(big_cases) / sizeof(big_cases[0])
+    };
+    static char names[NOPS + NBIG][96];
+    struct CMUnitTest tests[NOPS + NBIG + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < NOPS; i++) {
+        struct CMUnitTest t = cmocka_unit_test_prestate(
+            plugin_ops_cuda__random_cases_match_reference, (void *)&ops[i]);
+        snprintf(names[n], sizeof(names[n]), "plugin_ops_cuda__random_cases_match_reference(%s)",
+                 ts_xop_names[ops[i]]);
+        t.name = names[n];
+        tests[n++] = t;
+    }
+    for (size_t i = 0; i < NBIG; i++) {
+        struct CMUnitTest t = cmocka_unit_test_prestate(
+            plugin_ops_cuda__split_families_match_reference, (void *)&big_cases[i]);
+        snprintf(names[n], sizeof(names[n]), "plugin_ops_cuda__split_families_match_reference(%s)",
+                 big_cases[i].name);
+        t.name = names[n];
+        tests[n++] = t;
+    }
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(plugin_ops_cuda__bad_calls_rejected);
+    return _cmocka_run_group_tests("plugin_ops_cuda", tests, n, load_plugins, unload_plugins);
+}
