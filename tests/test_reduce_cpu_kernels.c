@@ -235,8 +235,9 @@ static void check_layout(const layout_case *c, opnn_reduce_kind kind, DLDataType
 #define AXES(n, ...) .num_axes = (n), .axes = {__VA_ARGS__}
 
 /* Sizes around the blocking of kernel/cpu/reduce_cpu_common.h: 32 f32 lanes (16 for 64-bit
- * types), leaves of 2048 elements, 8-vector column tiles, 512-column panels, parallel work from
- * 32768 elements. */
+ * types), leaves of 2048 elements, 8-vector column tiles, panels of 8 KiB of input, column leaves
+ * of 16 to 128 rows, parallel work from 32768 elements. */
+/* clang-format off */
 static const layout_case layout_cases[] = {
     {"rank0", 0, {0}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
     {"full_1", 1, {1}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
@@ -264,60 +265,45 @@ static const layout_case layout_cases[] = {
     {"col_narrow_3", 2, {5000, 3}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
     {"col_narrow_16_parallel", 2, {40000, 16}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
     {"col_tile_widths", 2, {21, 127}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
-    {"col_three_panels", 2, {7, 1031}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    {"col_three_panels", 2, {7, 4131}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
     {"col_short_wide", 2, {3, 4099}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
     {"col_gapped", 2, {33, 20}, STRIDES(27, 1), AXES(1, 0), false, OPNN_CLASS_COL},
     {"col_broadcast_rows", 2, {100, 24}, STRIDES(0, 1), AXES(1, 0), false, OPNN_CLASS_COL},
     {"middle_odd", 3, {5, 33, 19}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
     {"middle_long", 3, {3, 1000, 70}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
     {"middle_gapped", 3, {4, 9, 10}, STRIDES(200, 11, 1), AXES(1, 1), false, OPNN_CLASS_MIDDLE},
+    /* inner runs of up to 8 vectors (f32: 64) are grouped columns, longer ones runs */
     {"outer_inner_odd", 3, {7, 5, 49}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER},
-    {"outer_inner_few_c", 3, {300, 2, 50}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER},
-    {"outer_inner_many_c",
-     3,
-     {3, 130, 20},
-     true,
-     {0},
-     AXES(2, 0, 2),
-     false,
+    {"outer_inner_few_c", 3, {300, 2, 50}, true, {0}, AXES(2, 0, 2), false,
      OPNN_CLASS_OUTER_INNER},
-    {"outer_inner_nchw",
-     4,
-     {3, 6, 7, 7},
-     true,
-     {0},
-     AXES(3, 0, 2, 3),
-     false,
+    {"outer_inner_many_c", 3, {3, 130, 20}, true, {0}, AXES(2, 0, 2), false,
      OPNN_CLASS_OUTER_INNER},
+    {"outer_inner_nchw", 4, {3, 6, 7, 7}, true, {0}, AXES(3, 0, 2, 3), false,
+     OPNN_CLASS_OUTER_INNER},
+    {"outer_inner_short_runs_panels", 3, {3, 1700, 5}, true, {0}, AXES(2, 0, 2), false,
+     OPNN_CLASS_OUTER_INNER},
+    {"outer_inner_long_runs", 3, {3, 4, 300}, true, {0}, AXES(2, 0, 2), false,
+     OPNN_CLASS_OUTER_INNER},
+    /* a kept unit-stride dim of a vector or more goes in the lanes (f32, f64 here; not f16) */
     {"generic_alternating", 4, {6, 7, 8, 9}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_GENERIC},
+    {"generic_lanes_krkrk", 5, {4, 5, 6, 7, 40}, true, {0}, AXES(2, 1, 3), false,
+     OPNN_CLASS_GENERIC},
+    {"generic_lanes_broadcast_rows", 3, {9, 4, 33}, STRIDES(0, 40, 1), AXES(1, 0), false,
+     OPNN_CLASS_GENERIC},
     /* the innermost dim (stride 1) is kept but not last in the output */
-    {"generic_permuted",
-     3,
-     {10, 12, 14},
-     STRIDES(1, 140, 10),
-     AXES(1, 2),
-     false,
+    {"generic_permuted", 3, {10, 12, 14}, STRIDES(1, 140, 10), AXES(1, 2), false,
      OPNN_CLASS_GENERIC},
     {"generic_strided_1d", 1, {999}, STRIDES(3), -1, {0}, false, OPNN_CLASS_GENERIC},
-    {"generic_zero_strides",
-     3,
-     {5, 6, 7},
-     STRIDES(0, 8, 0),
-     AXES(2, 0, 2),
-     false,
+    {"generic_zero_strides", 3, {5, 6, 7}, STRIDES(0, 8, 0), AXES(2, 0, 2), false,
      OPNN_CLASS_GENERIC},
-    {"generic_few_outputs",
-     3,
-     {2, 300, 130},
-     STRIDES(1, 520, 2),
-     AXES(2, 1, 2),
-     false,
+    {"generic_few_outputs", 3, {2, 300, 130}, STRIDES(1, 520, 2), AXES(2, 1, 2), false,
      OPNN_CLASS_GENERIC},
     {"fill_reduced_zero", 2, {5, 0}, true, {0}, AXES(1, 1), false, OPNN_CLASS_FILL},
     {"fill_middle_zero", 3, {3, 0, 4}, true, {0}, AXES(1, 1), false, OPNN_CLASS_FILL},
     {"fill_full_zero", 1, {0}, true, {0}, -1, {0}, false, OPNN_CLASS_FILL},
     {"empty_kept_zero", 2, {0, 5}, true, {0}, AXES(1, 1), false, OPNN_CLASS_EMPTY},
 };
+/* clang-format on */
 
 static void cpu_reduce__layout_matches_reference(void **state)
 {
@@ -347,6 +333,17 @@ static const big_case big_cases[] = {
      {"outer_inner", 3, {2001, 3, 150}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER}},
     {"generic",
      {"generic", 3, {3, 4001, 100}, STRIDES(1, 303, 3), AXES(2, 1, 2), false, OPNN_CLASS_GENERIC}},
+    {"generic_lanes",
+     {"generic_lanes", 4, {30, 7, 300, 48}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_GENERIC}},
+    {"outer_inner_short_runs",
+     {"outer_inner_short_runs",
+      3,
+      {20001, 7, 3},
+      true,
+      {0},
+      AXES(2, 0, 2),
+      false,
+      OPNN_CLASS_OUTER_INNER}},
 };
 
 static void cpu_reduce__parallel_splits_thread_independent(void **state)

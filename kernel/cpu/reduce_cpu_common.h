@@ -84,10 +84,11 @@ static inline int64_t rc_ceil_div(int64_t a, int64_t b)
 /* Rows per leaf of a column reduction of B columns: about 2048 elements per leaf, between 16
  * and 128 rows (serial chain per lane). Depends on B only, so every column of one plan is
  * summed in the same order. */
+#define RC_COL_LEAF_MAX 128
 static inline int64_t rc_col_leaf_rows(int64_t b)
 {
     int64_t rows = 2048 / (b > 0 ? b : 1);
-    return rows < 16 ? 16 : rows > 128 ? 128 : rows;
+    return rows < 16 ? 16 : rows > RC_COL_LEAF_MAX ? RC_COL_LEAF_MAX : rows;
 }
 
 /* Threads OpenMP would use for a parallel region here (1 inside one already). */
@@ -128,6 +129,77 @@ static inline int64_t rc_runs_offset(const rc_runs *g, int64_t k)
         k /= g->shape[d];
     }
     return off;
+}
+
+/* A multi-index over nd dims, outermost first, with an input and an output stride per dim; count
+ * points in all (row-major order). nd == 0 is one point at offset 0. */
+typedef struct rc_walk {
+    int nd;
+    int64_t count;
+    int64_t shape[OP_MAX_DIMS];
+    int64_t istride[OP_MAX_DIMS];
+    int64_t ostride[OP_MAX_DIMS];
+} rc_walk;
+
+static inline void rc_walk_init(rc_walk *w)
+{
+    w->nd = 0;
+    w->count = 1;
+}
+
+static inline void rc_walk_add(rc_walk *w, int64_t shape, int64_t istride, int64_t ostride)
+{
+    w->shape[w->nd] = shape;
+    w->istride[w->nd] = istride;
+    w->ostride[w->nd] = ostride;
+    w->count *= shape;
+    w->nd++;
+}
+
+/* Input and output offsets of point k. */
+static inline void rc_walk_at(const rc_walk *w, int64_t k, int64_t *io, int64_t *oo)
+{
+    int64_t i = 0, o = 0;
+    for (int d = w->nd - 1; d >= 0; d--) {
+        int64_t q = k % w->shape[d];
+        i += q * w->istride[d];
+        o += q * w->ostride[d];
+        k /= w->shape[d];
+    }
+    *io = i;
+    *oo = o;
+}
+
+/* Input offsets of points k .. k + n - 1 (one division, then carries). */
+static inline void rc_walk_run(const rc_walk *w, int64_t k, int64_t n, int64_t *off)
+{
+    int64_t idx[OP_MAX_DIMS], o = 0;
+
+    if (w->nd == 1) {
+        for (int64_t i = 0; i < n; i++)
+            off[i] = (k + i) * w->istride[0];
+        return;
+    }
+    for (int d = w->nd - 1; d >= 0; d--) {
+        idx[d] = k % w->shape[d];
+        o += idx[d] * w->istride[d];
+        k /= w->shape[d];
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int d = w->nd - 1;
+        off[i] = o;
+        if (d < 0)
+            continue;
+        idx[d]++;
+        o += w->istride[d];
+        while (d > 0 && idx[d] == w->shape[d]) {
+            o -= idx[d] * w->istride[d];
+            idx[d] = 0;
+            d--;
+            idx[d]++;
+            o += w->istride[d];
+        }
+    }
 }
 
 /* One (kind, dtype) reduction for one instruction set: runs the whole plan. */
