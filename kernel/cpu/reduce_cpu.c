@@ -15,7 +15,7 @@
 
 static atomic_int cpu_forced_isa = OPNN_CPU_ISA_AUTO;
 
-static bool cpu_has_avx2(void)
+static bool cpu_detect_avx2(void)
 {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
     unsigned a, b, c, d;
@@ -29,6 +29,20 @@ static bool cpu_has_avx2(void)
 #else
     return false;
 #endif
+}
+
+/* Detected once: CPUID traps to the hypervisor in a VM (about 10 us a call). Racing first calls
+ * store the same answer. */
+static bool cpu_has_avx2(void)
+{
+    static atomic_int known = -1;
+    int v = atomic_load_explicit(&known, memory_order_relaxed);
+
+    if (v < 0) {
+        v = cpu_detect_avx2();
+        atomic_store_explicit(&known, v, memory_order_relaxed);
+    }
+    return v != 0;
 }
 
 bool opnn__cpu_reduce_set_isa(opnn_cpu_isa isa)
