@@ -347,7 +347,7 @@ static void cuda_case(const cuda_env *env, const bench_case *c, const char *op, 
     int64_t nout = 1;
     for (int32_t i = 0; i < y.ndim; i++)
         nout *= oshape[i];
-    CU(cudaMalloc(&out, (size_t)nout * es + 16), out);
+    CU(cudaMalloc(&out, (size_t)nout * tool_dtype_size(y.dtype) + 16), out);
     y.data = out;
     st = op_context_set_output(ctx, 0, &y);
 
@@ -386,7 +386,8 @@ static void cuda_case(const cuda_env *env, const bench_case *c, const char *op, 
         t[i] = ms * 1e-3;
     }
     r->time_us = median(t, iters) * 1e6;
-    r->gbps = (double)(in_bytes + (size_t)nout * es) / (r->time_us * 1e-6) * 1e-9;
+    r->gbps =
+        (double)(in_bytes + (size_t)nout * tool_dtype_size(y.dtype)) / (r->time_us * 1e-6) * 1e-9;
     r->fraction = env->read_gbps > 0 ? r->gbps / env->read_gbps : 0;
 
     if (c->small) {
@@ -492,7 +493,7 @@ static void cpu_case(double ceiling, const bench_case *c, const char *op, int it
     int64_t nout = 1;
     for (int32_t i = 0; i < y.ndim; i++)
         nout *= oshape[i];
-    out = malloc((size_t)nout * es + 16);
+    out = malloc((size_t)nout * tool_dtype_size(y.dtype) + 16);
     y.data = out;
     st = out ? op_context_set_output(ctx, 0, &y) : OP_ERR_OUT_OF_MEMORY;
     for (int i = 0; i < warmup && st == OP_OK; i++)
@@ -508,7 +509,8 @@ static void cpu_case(double ceiling, const bench_case *c, const char *op, int it
         goto out;
     }
     r->time_us = median(t, iters) * 1e6;
-    r->gbps = (double)(in_bytes + (size_t)nout * es) / (r->time_us * 1e-6) * 1e-9;
+    r->gbps =
+        (double)(in_bytes + (size_t)nout * tool_dtype_size(y.dtype)) / (r->time_us * 1e-6) * 1e-9;
     r->fraction = ceiling > 0 ? r->gbps / ceiling : 0;
     if (c->small) {
         /* the host loop, cut short after 2 s on a slow CPU */
