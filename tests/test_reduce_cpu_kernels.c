@@ -322,6 +322,7 @@ typedef struct big_case {
     layout_case layout;
 } big_case;
 
+/* clang-format off */
 static const big_case big_cases[] = {
     {"full", {"full", 1, {1000003}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL}},
     {"row_few", {"row_few", 2, {3, 300007}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW}},
@@ -329,22 +330,18 @@ static const big_case big_cases[] = {
     {"col_narrow", {"col_narrow", 2, {200003, 5}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL}},
     {"col_wide", {"col_wide", 2, {301, 2050}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL}},
     {"middle", {"middle", 3, {2, 20001, 24}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE}},
-    {"outer_inner",
-     {"outer_inner", 3, {2001, 3, 150}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER}},
-    {"generic",
-     {"generic", 3, {3, 4001, 100}, STRIDES(1, 303, 3), AXES(2, 1, 2), false, OPNN_CLASS_GENERIC}},
-    {"generic_lanes",
-     {"generic_lanes", 4, {30, 7, 300, 48}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_GENERIC}},
-    {"outer_inner_short_runs",
-     {"outer_inner_short_runs",
-      3,
-      {20001, 7, 3},
-      true,
-      {0},
-      AXES(2, 0, 2),
-      false,
-      OPNN_CLASS_OUTER_INNER}},
+    {"outer_inner", {"outer_inner", 3, {2001, 3, 150}, true, {0}, AXES(2, 0, 2), false,
+                     OPNN_CLASS_OUTER_INNER}},
+    {"outer_inner_short_runs", {"outer_inner_short_runs", 3, {20001, 7, 3}, true, {0},
+                                AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER}},
+    {"outer_inner_short_runs_wide", {"outer_inner_short_runs_wide", 3, {3000, 100, 3}, true, {0},
+                                     AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER}},
+    {"generic", {"generic", 3, {3, 4001, 100}, STRIDES(1, 303, 3), AXES(2, 1, 2), false,
+                 OPNN_CLASS_GENERIC}},
+    {"generic_lanes", {"generic_lanes", 4, {30, 7, 300, 48}, true, {0}, AXES(2, 0, 2), false,
+                       OPNN_CLASS_GENERIC}},
 };
+/* clang-format on */
 
 static void cpu_reduce__parallel_splits_thread_independent(void **state)
 {

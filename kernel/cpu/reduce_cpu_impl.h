@@ -477,8 +477,8 @@ static void RCF(cput)(const RCF(colg) * g, RC_T *out, const RC_V *acc, int64_t c
 
 /* Subtree [lo, lo + size) of panel task tk (problem tk / np, panel tk % np) into res (nvp
  * vectors), or, with res NULL, whole and finalized. scratch: (h + 2) * nvp vectors, or NULL when
- * they could not be allocated: then the panel goes one tile (whole groups of G) at a time, with
- * scratch on the stack (columns are independent: the same result; G <= 8 * RC_VL, one tile). */
+ * they could not be allocated: then the panel goes a tile at a time, with scratch on the stack
+ * (columns are independent: the same result; G <= 8 * RC_VL, so a tile holds a group). */
 static void RCF(cpanel)(const RCF(colg) * g, int64_t tk, int64_t lo, int64_t size, RC_V *res,
                         RC_V *scratch)
 {
@@ -487,7 +487,8 @@ static void RCF(cpanel)(const RCF(colg) * g, int64_t tk, int64_t lo, int64_t siz
     const RC_T *x;
     RC_T *out;
     RC_V small[(64 + 1) * 8];
-    int64_t tile = (8 * RC_VL / g->G) * g->G;
+    /* finalizing needs whole groups; partials need whole vectors */
+    int64_t tile = final ? (8 * RC_VL / g->G) * g->G : 8 * RC_VL;
 
     rc_walk_at(&g->outer, tk / g->np, &io, &oo);
     x = g->x + io + c0;
