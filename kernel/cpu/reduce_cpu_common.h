@@ -1,10 +1,11 @@
 /* What every instantiation of the CPU reduce template (kernel/cpu/reduce_cpu_impl.h) shares:
- * the blocking constants that fix the order of operations, the walk over strided runs, and the
- * entry-point type the dispatcher (kernel/cpu/reduce_cpu.c) calls through.
+ * the blocking constants that fix the order of operations, the walks over strided runs and
+ * multi-indices, and the entry-point type the dispatcher (kernel/cpu/reduce_cpu.c) calls
+ * through.
  *
  * The order of operations, and so the rounding, depends only on the plan: never on the thread
  * count, on how work is split between threads, or on the instruction set. Every reduced extent
- * is cut into leaves of a fixed size, each leaf accumulates into RC_LANES independent lanes, and
+ * is cut into leaves of a fixed size, each leaf accumulates into RC_NVEC vectors of lanes, and
  * leaves are combined in an aligned binary tree (pairwise). Threads take whole subtrees; their
  * results are combined in the same tree. */
 #ifndef OPNN_KERNEL_CPU_REDUCE_CPU_COMMON_H
