@@ -9,44 +9,69 @@ namespace {
 
 using namespace opnn::cuda;
 
-/* 16 bytes at most (OPNN_CUDA_MAX_ACC_BYTES): a float or double or int64 value and the index */
-template <class V> struct arg_acc {
-    V v;
+/* Values become integer keys that order like the values for ArgMax (negated, ~, for ArgMin), with
+ * NaN above everything and -0 equal to +0; then both ops keep the larger key. The accumulator,
+ * (key, index), is 16 bytes (OPNN_CUDA_MAX_ACC_BYTES); a combine is two compares and selects. */
+template <class K> struct arg_acc {
+    K k;
     int64_t i;
 };
 
-template <class V> __device__ __forceinline__ bool is_nan(V v)
-{
-    return v != v;
-}
-template <> __device__ __forceinline__ bool is_nan<int64_t>(int64_t)
-{
-    return false;
-}
+template <class T> struct key_of {
+    using K = int32_t; /* f32, and f16/bf16 through f32 (exact) */
+    static __device__ __forceinline__ K key(T x)
+    {
+        const float f = __fadd_rn(elem<T>::to_acc(x), 0.0f); /* -0 -> +0 */
+        const int32_t b = __float_as_int(f);
+        return f != f ? INT32_MAX : b < 0 ? b ^ INT32_MAX : b;
+    }
+    static __device__ __forceinline__ K neg(K k)
+    {
+        return k == INT32_MAX ? k : ~k;
+    } /* NaN stays top */
+};
+template <> struct key_of<double> {
+    using K = int64_t;
+    static __device__ __forceinline__ K key(double x)
+    {
+        const double f = __dadd_rn(x, 0.0);
+        const int64_t b = __double_as_longlong(f);
+        return f != f ? INT64_MAX : b < 0 ? b ^ INT64_MAX : b;
+    }
+    static __device__ __forceinline__ K neg(K k) { return k == INT64_MAX ? k : ~k; }
+};
+template <> struct key_of<int32_t> {
+    using K = int32_t;
+    static __device__ __forceinline__ K key(int32_t x) { return x; }
+    static __device__ __forceinline__ K neg(K k) { return ~k; }
+};
+template <> struct key_of<int64_t> {
+    using K = int64_t;
+    static __device__ __forceinline__ K key(int64_t x) { return x; }
+    static __device__ __forceinline__ K neg(K k) { return ~k; }
+};
 
 /* Max: the larger value wins (Max false: the smaller); Last: ties go to the larger index. */
 template <class T, bool Max, bool Last> struct arg_op {
     using in_t = T;
-    using V = typename elem<T>::acc;
-    using acc_t = arg_acc<V>;
+    using K = typename key_of<T>::K;
+    using acc_t = arg_acc<K>;
     using out_t = int64_t;
+    /* the lowest key (below every value's: they are ~x of a non-NaN or a float's ordered bits)
+     * and an index that loses every tie */
     __device__ __forceinline__ acc_t identity() const
     {
-        /* the worst value, and an index that loses every tie */
-        return {Max ? elem<T>::lowest() : elem<T>::highest(), Last ? -1 : INT64_MAX};
+        return {sizeof(K) == 4 ? (K)INT32_MIN : (K)INT64_MIN, Last ? -1 : INT64_MAX};
     }
     __device__ __forceinline__ acc_t map(in_t x, int64_t idx) const
     {
-        return {elem<T>::to_acc(x), idx};
+        const K k = key_of<T>::key(x);
+        return {Max ? k : key_of<T>::neg(k), idx};
     }
     __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const
     {
-        const bool an = is_nan(a.v), bn = is_nan(b.v);
-        if (an != bn)
-            return an ? a : b;
-        if (!an && a.v != b.v)
-            return (Max ? a.v > b.v : a.v < b.v) ? a : b;
-        return (Last ? a.i > b.i : a.i < b.i) ? a : b;
+        const bool b_wins = b.k > a.k || (b.k == a.k && (Last ? b.i > a.i : b.i < a.i));
+        return b_wins ? b : a;
     }
     __device__ __forceinline__ out_t finalize(acc_t a, int64_t) const { return a.i; }
 };

@@ -27,6 +27,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <type_traits>
+#include <utility>
+
 #include "opnn/cuda/reduce_ops.cuh"
 #include "opnn/reduce.h"
 #include "opnn/reduce_plan.h"
@@ -97,7 +100,19 @@ template <class A> __device__ __forceinline__ A shfl_xor(A v, int mask)
 
 /* --- reductions inside a vector, a group, a block ------------------------------------------ */
 
-/* The V elements of one 16-byte vector, mapped and combined as a tree. */
+/* An operator may reduce the V elements of one vector itself (they are in reduction order),
+ * e.g. ArgMax with one running best and a 32-bit position instead of a tree of (value, index)
+ * pairs: `acc_t reduce_vec(const in_t *e, int64_t idx) const`. */
+template <class Op, class = void> struct has_reduce_vec : std::false_type {
+};
+template <class Op>
+struct has_reduce_vec<Op, std::void_t<decltype(std::declval<const Op &>().reduce_vec(
+                              std::declval<const typename Op::in_t *>(), int64_t()))>>
+    : std::true_type {
+};
+
+/* The V elements of one 16-byte vector, mapped and combined as a tree (or by the operator's
+ * own reduce_vec). */
 template <class Op>
 __device__ __forceinline__ typename Op::acc_t reduce_vec(const Op &op, const uint4 &v, int64_t idx)
 {
@@ -105,17 +120,21 @@ __device__ __forceinline__ typename Op::acc_t reduce_vec(const Op &op, const uin
     using A = typename Op::acc_t;
     constexpr int V = 16 / sizeof(T);
     T e[V];
-    A a[V];
     memcpy(e, &v, 16);
+    if constexpr (has_reduce_vec<Op>::value) {
+        return op.reduce_vec(e, idx);
+    } else {
+        A a[V];
 #pragma unroll
-    for (int i = 0; i < V; i++)
-        a[i] = op.map(e[i], idx + i);
+        for (int i = 0; i < V; i++)
+            a[i] = op.map(e[i], idx + i);
 #pragma unroll
-    for (int s = 1; s < V; s *= 2)
+        for (int s = 1; s < V; s *= 2)
 #pragma unroll
-        for (int i = 0; i + s < V; i += 2 * s)
-            a[i] = op.combine(a[i], a[i + s]);
-    return a[0];
+            for (int i = 0; i + s < V; i += 2 * s)
+                a[i] = op.combine(a[i], a[i + s]);
+        return a[0];
+    }
 }
 
 /* Butterfly over aligned groups of G lanes (G a power of two <= 32); every lane of the warp
@@ -242,6 +261,14 @@ __device__ __forceinline__ typename Op::acc_t fold(const Op &op, typename Op::ac
     return acc[0];
 }
 
+/* Resident blocks per SM the kernels are compiled for: the built-ins' accumulators (8 bytes at
+ * most) fit the default register budget; a 16-byte accumulator (ArgMax's (value, index)) spilled
+ * in the inner and outer kernels at 85 and 64 registers a thread, so it gets 2 blocks (128). */
+template <class Op> constexpr int min_blocks(int usual)
+{
+    return sizeof(typename Op::acc_t) > 8 ? 2 : usual;
+}
+
 /* --- FILL ----------------------------------------------------------------------------------- */
 
 template <class Op>
@@ -272,7 +299,8 @@ struct inner_args {
 };
 
 template <class Op>
-__global__ void __launch_bounds__(kBlock, kMinBlocksInner) inner_block_kernel(Op op, inner_args a)
+__global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
+    inner_block_kernel(Op op, inner_args a)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
@@ -362,7 +390,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksInner) inner_block_kernel(Op
 }
 
 template <class Op>
-__global__ void __launch_bounds__(kBlock, kMinBlocksInner) inner_group_kernel(Op op, inner_args a)
+__global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
+    inner_group_kernel(Op op, inner_args a)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
@@ -536,7 +565,8 @@ struct outer_args {
 };
 
 template <class Op, int VEC>
-__global__ void __launch_bounds__(kBlock, kMinBlocks) outer_kernel(Op op, outer_args p)
+__global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
+    outer_kernel(Op op, outer_args p)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
@@ -768,6 +798,24 @@ inline unsigned grid_of(int64_t g)
     return (unsigned)(g < 1 ? 1 : g > 0x7fffffff ? 0x7fffffff : g);
 }
 
+/* The planner sizes persistent grids for the built-ins' 3-4 resident blocks per SM; an operator
+ * compiled for 2 (min_blocks) gets at most 2 per SM, or a third of the blocks would start only
+ * after the others finished their whole loop. Every kernel strides over its units, so any grid
+ * is correct. */
+template <class Op> inline unsigned grid_for_op(int64_t g)
+{
+    unsigned x = grid_of(g);
+    if (sizeof(typename Op::acc_t) <= 8)
+        return x;
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        sms <= 0)
+        return x; /* the launch reports the error */
+    const unsigned cap = (unsigned)sms * (unsigned)min_blocks<Op>(2);
+    return x < cap ? x : cap;
+}
+
 /* Enqueues plan's family for operator op on stream. in and out already include byte_offset;
  * ws must hold plan->launch.partial_bytes and plan->launch.ncounters. No synchronisation. */
 template <class Op>
@@ -784,7 +832,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
     case OPNN_KERNEL_NONE:
         return OP_OK;
     case OPNN_KERNEL_FILL:
-        fill_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, out, plan->out_numel);
+        fill_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, out, plan->out_numel);
         break;
     case OPNN_KERNEL_INNER_BLOCK:
     case OPNN_KERNEL_INNER_GROUP: {
@@ -813,9 +861,9 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.partials = ws.partials;
         a.counters = ws.counters;
         if (l.kernel == OPNN_KERNEL_INNER_BLOCK)
-            inner_block_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+            inner_block_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         else
-            inner_group_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+            inner_group_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         break;
     }
     case OPNN_KERNEL_ROW_TINY: {
@@ -827,7 +875,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.rows_per_tile = l.chunk;
         a.units = l.units;
         a.red_n = plan->red_numel;
-        row_tiny_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+        row_tiny_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         break;
     }
     case OPNN_KERNEL_OUTER: {
@@ -849,13 +897,13 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.partials = ws.partials;
         a.counters = ws.counters;
         if (l.vec > 1 && ((uintptr_t)in & 15u) == 0) {
-            outer_kernel<Op, V><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+            outer_kernel<Op, V><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         } else {
             /* scalar loads (still coalesced across the warp): tiles of bx columns; the
              * planner sized the workspace for this case too */
             a.tiles = (a.b + a.bx - 1) / a.bx;
             a.units = a.a * a.tiles * a.split;
-            outer_kernel<Op, 1><<<grid_of(a.units), block, 0, stream>>>(op, a);
+            outer_kernel<Op, 1><<<grid_for_op<Op>(a.units), block, 0, stream>>>(op, a);
         }
         break;
     }
@@ -871,7 +919,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.tiles = (a.nvec + 32 * kUnroll - 1) / (32 * kUnroll);
         a.red_n = plan->red_numel;
         a.aligned = ((uintptr_t)in & 15u) == 0;
-        row_vec_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+        row_vec_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         break;
     }
     case OPNN_KERNEL_GENERIC: {
@@ -894,7 +942,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.out_n = plan->out_numel;
         a.red_n = plan->red_numel;
         a.sub = l.sub;
-        generic_kernel<Op><<<grid_of(l.grid_x), block, 0, stream>>>(op, a);
+        generic_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         break;
     }
     default:
