@@ -3,21 +3,21 @@
  * dropped (or kept as 1).
  *
  * The reduction is over one axis, planned like any reduce (op_reduce_prepare with mask 1 << axis);
- * the accumulator is a (value, index) pair whose combine is commutative: the better value wins, a
+ * the accumulator is a (key, index) pair whose combine is commutative: the better value wins, a
  * NaN beats every number, and a tie (equal values, or two NaNs) goes to the smaller index (the
  * larger with select_last_index). So the first maximum (or NaN) wins whatever order the kernels
  * combine in. Values compare in f32 for f16/bf16 (exact), in int64 for int32. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <opnn/cpu/reduce_cpu.h>
 #include <opnn/opnn.h>
 
 #include "argminmax/argminmax.h"
 
-/* --- attributes, shape inference, the checks every kernel makes ---------------------------------
- */
+/* --- attributes, shape inference, the checks every kernel makes ------------------------------- */
 
 static const op_attr_def arg_attrs[] = {
     {"axis", OP_ATTR_INT, 0, 0.0},
@@ -82,54 +82,74 @@ op_status argminmax_prepare(op_kernel_ctx *kc, uint32_t *mask, bool *last)
     return OP_OK;
 }
 
-/* --- the (value, index) accumulators
- * -------------------------------------------------------------- */
+/* --- (key, index) accumulators ---------------------------------------------------------------- */
 
-static inline bool isnan_f32(float v)
-{
-    return v != v;
-}
-static inline bool isnan_f64(double v)
-{
-    return v != v;
-}
-static inline bool isnan_i64(int64_t v)
-{
-    return (void)v, false;
-}
-#define IS_NAN(v) _Generic((v), float : isnan_f32, double : isnan_f64, int64_t : isnan_i64)(v)
+/* Values become integer keys that order like the values (for ArgMin, reversed with ~), with NaN
+ * above everything and -0 equal to +0; both ops then keep the larger key, a tie going to the
+ * smaller index (the larger with select_last_index). The same scheme as argminmax.cu. Keys are
+ * int32 for f32 (and f16/bf16 through f32, exact), int64 for f64 and the integers. */
+typedef struct arg_k32 {
+    int32_t k;
+    int64_t i;
+} arg_k32;
+typedef struct arg_k64 {
+    int64_t k;
+    int64_t i;
+} arg_k64;
+/* named after the accumulator type of OP_CPU_ALL_DTYPES */
+typedef arg_k32 arg_acc_float;
+typedef arg_k64 arg_acc_double;
+typedef arg_k64 arg_acc_int64_t;
 
-/* Combine and identity of one (op, tie rule): the identity holds the worst value and an index
- * that loses every tie. */
-#define ARG_COMBINE(A, op, which, BETTER, LAST, WORST)                                             \
-    static inline A A##_##op##_##which(A a, A b)                                                   \
+static inline int32_t key_float(float x)
+{
+    int32_t b;
+    x += 0.0f; /* -0 -> +0 */
+    memcpy(&b, &x, sizeof(b));
+    return x != x ? INT32_MAX : b < 0 ? b ^ INT32_MAX : b;
+}
+static inline int64_t key_double(double x)
+{
+    int64_t b;
+    x += 0.0;
+    memcpy(&b, &x, sizeof(b));
+    return x != x ? INT64_MAX : b < 0 ? b ^ INT64_MAX : b;
+}
+static inline int64_t key_int64_t(int64_t x)
+{
+    return x;
+}
+/* reversed order for ArgMin; NaN's key stays on top */
+static inline int32_t rev_float(int32_t k)
+{
+    return k == INT32_MAX ? k : ~k;
+}
+static inline int64_t rev_double(int64_t k)
+{
+    return k == INT64_MAX ? k : ~k;
+}
+static inline int64_t rev_int64_t(int64_t k)
+{
+    return ~k;
+}
+
+/* Combine and identity of one tie rule: the identity holds the lowest key (no value's key is
+ * lower; an equal one wins on the index) and an index that loses every tie. */
+#define ARG_COMBINE(A, LOWEST, which, LAST)                                                        \
+    static inline A A##_##which(A a, A b)                                                          \
     {                                                                                              \
-        const bool an = IS_NAN(a.v), bn = IS_NAN(b.v);                                             \
-        if (an != bn)                                                                              \
-            return an ? a : b;                                                                     \
-        if (!an && a.v != b.v)                                                                     \
-            return a.v BETTER b.v ? a : b;                                                         \
-        return (LAST ? a.i > b.i : a.i < b.i) ? a : b;                                             \
+        return b.k > a.k || (b.k == a.k && (LAST ? b.i > a.i : b.i < a.i)) ? b : a;                \
     }                                                                                              \
-    static inline A A##_##op##_##which##_id(void)                                                  \
+    static inline A A##_##which##_id(void)                                                         \
     {                                                                                              \
-        return (A){WORST, LAST ? -1 : INT64_MAX};                                                  \
+        return (A){LOWEST, LAST ? -1 : INT64_MAX};                                                 \
     }
-#define ARG_ACC(A, V, LOWEST, HIGHEST)                                                             \
-    typedef struct A {                                                                             \
-        V v;                                                                                       \
-        int64_t i;                                                                                 \
-    } A;                                                                                           \
-    ARG_COMBINE(A, max, first, >, 0, LOWEST)                                                       \
-    ARG_COMBINE(A, max, last, >, 1, LOWEST)                                                        \
-    ARG_COMBINE(A, min, first, <, 0, HIGHEST)                                                      \
-    ARG_COMBINE(A, min, last, <, 1, HIGHEST)
-ARG_ACC(arg_float, float, -INFINITY, INFINITY)
-ARG_ACC(arg_double, double, -INFINITY, INFINITY)
-ARG_ACC(arg_int64_t, int64_t, INT64_MIN, INT64_MAX)
+#define ARG_ACC(A, LOWEST) ARG_COMBINE(A, LOWEST, first, 0) ARG_COMBINE(A, LOWEST, last, 1)
+ARG_ACC(arg_acc_float, INT32_MIN)
+ARG_ACC(arg_acc_double, INT64_MIN)
+ARG_ACC(arg_acc_int64_t, INT64_MIN)
 
-/* --- CPU kernels: 6 dtypes x {max, min} x {first, last}
- * ------------------------------------------- */
+/* --- CPU kernels: 6 dtypes x {max, min} x {first, last} --------------------------------------- */
 
 #define ARG_FINAL(a, n) ((void)(n), (a).i)
 
@@ -138,13 +158,17 @@ typedef struct arg_kernel {
 } arg_kernel;
 
 #define ARG_CPU_ONE(d, IN, V, op, which)                                                           \
-    OP_CPU_REDUCE_DEFINE(arg##op##_##which##_##d, IN, arg_##V, int64_t,                            \
-                         arg_##V##_##op##_##which##_id(), arg_map_##d, arg_##V##_##op##_##which,   \
+    OP_CPU_REDUCE_DEFINE(arg##op##_##which##_##d, IN, arg_acc_##V, int64_t,                        \
+                         arg_acc_##V##_##which##_id(), arg##op##_map_##d, arg_acc_##V##_##which,   \
                          ARG_FINAL)
 #define ARG_CPU(d, IN, V, code, bits, unused)                                                      \
-    static inline arg_##V arg_map_##d(IN x, int64_t i)                                             \
+    static inline arg_acc_##V argmax_map_##d(IN x, int64_t i)                                      \
     {                                                                                              \
-        return (arg_##V){op_cpu_widen_##d(x), i};                                                  \
+        return (arg_acc_##V){key_##V(op_cpu_widen_##d(x)), i};                                     \
+    }                                                                                              \
+    static inline arg_acc_##V argmin_map_##d(IN x, int64_t i)                                      \
+    {                                                                                              \
+        return (arg_acc_##V){rev_##V(key_##V(op_cpu_widen_##d(x))), i};                            \
     }                                                                                              \
     ARG_CPU_ONE(d, IN, V, max, first)                                                              \
     ARG_CPU_ONE(d, IN, V, max, last)                                                               \
@@ -163,8 +187,7 @@ static op_status arg_cpu(op_kernel_ctx *kc)
     return st != OP_OK ? st : op_cpu_reduce_kernel(kc, mask, last ? k->last : k->first);
 }
 
-/* --- registration -------------------------------------------------------------------------------
- */
+/* --- registration ----------------------------------------------------------------------------- */
 
 #if defined(ARGMINMAX_CUDA)
 #define REGISTER_CUDA(name, op, code, bits)                                                        \
