@@ -133,8 +133,7 @@ static bool served(ts_xop op, const char *dt)
     return !ts_xop_floats_only(op) || ts_dtype_is_float(ts_dtype(dt));
 }
 
-/* --- every op x dtype on random cases ------------------------------------------------------------
- */
+/* --- every op x dtype on random cases --------------------------------------------------------- */
 
 static void plugin_ops__random_cases_match_reference(void **state)
 {
@@ -154,8 +153,7 @@ static void plugin_ops__random_cases_match_reference(void **state)
     }
 }
 
-/* --- the families' large classes (threads, split trees)
- * --------------------------------------------- */
+/* --- the families' large classes (threads, split trees) --------------------------------------- */
 
 typedef struct big_case {
     const char *name;
@@ -216,11 +214,11 @@ static void plugin_ops__large_classes_match_reference(void **state)
     }
 }
 
-/* --- fixed behaviours
- * ------------------------------------------------------------------------------ */
+/* --- fixed behaviours ------------------------------------------------------------------------- */
 
-/* Runs op on a [n] f32 vector (all axes) and returns the one output as double (or index). */
-static double run_vec(const char *opname, const float *v, int64_t n, ts_xcase *c)
+/* Runs op on a [n] vector of dtype t (all axes) and returns the one output as double (or
+ * index). */
+static double run_vec_t(const char *opname, const void *v, DLDataType t, int64_t n, ts_xcase *c)
 {
     ts_xop op = TS_X_COUNT;
     for (int i = 0; i < TS_X_COUNT; i++)
@@ -228,14 +226,19 @@ static double run_vec(const char *opname, const float *v, int64_t n, ts_xcase *c
             op = (ts_xop)i;
     assert_true(op != TS_X_COUNT);
     int64_t shape[1] = {n};
-    DLTensor x = {(void *)v, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+    DLTensor x = {(void *)v, {kDLCPU, 0}, 1, t, shape, NULL, 0};
     call r;
     run_case(op, c, &x, (DLDataType){0, 0, 0}, &r);
     assert_int_equal(r.st, OP_OK);
     assert_int_equal(r.nout, 1);
-    double res = ts_xop_is_arg(op) ? (double)((int64_t *)r.out.data)[0] : ((float *)r.out.data)[0];
+    double res = ts_xop_is_arg(op) ? (double)((int64_t *)r.out.data)[0] : ts_load(r.out.data, t, 0);
     ts_buf_free(&r.out);
     return res;
+}
+
+static double run_vec(const char *opname, const float *v, int64_t n, ts_xcase *c)
+{
+    return run_vec_t(opname, v, (DLDataType){kDLFloat, 32, 1}, n, c);
 }
 
 static void plugin_ops__special_values(void **state)
@@ -287,6 +290,30 @@ static void plugin_ops__argmax_nan_and_ties(void **state)
     c.select_last = 1;
     assert_int_equal((int64_t)run_vec("ArgMax", flat, 100000, &c), 88888);
     free(flat);
+    /* -0 equals +0 */
+    const float zeros[] = {-0.0f, 0.0f, -0.0f};
+    const double dzeros[] = {0.0, -0.0};
+    c.select_last = 0;
+    assert_int_equal((int64_t)run_vec("ArgMax", zeros, 3, &c), 0);
+    assert_int_equal((int64_t)run_vec("ArgMin", zeros, 3, &c), 0);
+    assert_int_equal((int64_t)run_vec_t("ArgMin", dzeros, ts_dtype("f64"), 2, &c), 0);
+    c.select_last = 1;
+    assert_int_equal((int64_t)run_vec("ArgMax", zeros, 3, &c), 2);
+    assert_int_equal((int64_t)run_vec_t("ArgMax", dzeros, ts_dtype("f64"), 2, &c), 1);
+    /* the integer extremes tie with nothing but themselves */
+    const int32_t i32[] = {INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN};
+    const int64_t i64[] = {INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX};
+    const DLDataType ti32 = ts_dtype("i32"), ti64 = ts_dtype("i64");
+    c.select_last = 0;
+    assert_int_equal((int64_t)run_vec_t("ArgMax", i32, ti32, 4, &c), 0);
+    assert_int_equal((int64_t)run_vec_t("ArgMin", i32, ti32, 4, &c), 1);
+    assert_int_equal((int64_t)run_vec_t("ArgMax", i64, ti64, 4, &c), 1);
+    assert_int_equal((int64_t)run_vec_t("ArgMin", i64, ti64, 4, &c), 0);
+    c.select_last = 1;
+    assert_int_equal((int64_t)run_vec_t("ArgMax", i32, ti32, 4, &c), 2);
+    assert_int_equal((int64_t)run_vec_t("ArgMin", i32, ti32, 4, &c), 3);
+    assert_int_equal((int64_t)run_vec_t("ArgMax", i64, ti64, 4, &c), 3);
+    assert_int_equal((int64_t)run_vec_t("ArgMin", i64, ti64, 4, &c), 2);
 }
 
 static void plugin_ops__empty_sets_and_noop(void **state)
@@ -312,8 +339,7 @@ static void plugin_ops__empty_sets_and_noop(void **state)
     assert_true(run_vec("ReduceLogSumExp", v, 1, &c) == -3);
 }
 
-/* --- bad calls ---------------------------------------------------------------------------------
- */
+/* --- bad calls -------------------------------------------------------------------------------- */
 
 static op_status run_bad(const char *opname, DLDataType dt, const int64_t *shape, int32_t ndim,
                          const ts_xcase *c, DLDataType out_dt, char *msg, size_t msg_len)

@@ -133,8 +133,7 @@ static void check_case(ts_rng *rng, uint64_t seed, ts_xop op, const char *dt, co
 
 #endif /* OPNN_HAVE_CUDA */
 
-/* --- every op x dtype on random cases ------------------------------------------------------------
- */
+/* --- every op x dtype on random cases --------------------------------------------------------- */
 
 static void plugin_ops_cuda__random_cases_match_reference(void **state)
 {
@@ -159,8 +158,7 @@ static void plugin_ops_cuda__random_cases_match_reference(void **state)
 #endif
 }
 
-/* --- shapes that reach the split families ------------------------------------------------------
- */
+/* --- shapes that reach the split families ----------------------------------------------------- */
 
 typedef struct big_case {
     const char *name;
@@ -232,8 +230,56 @@ static void plugin_ops_cuda__split_families_match_reference(void **state)
 #endif
 }
 
-/* --- bad calls on CUDA
- * ---------------------------------------------------------------------------- */
+/* --- ArgMax/ArgMin ties on CUDA ------------------------------------------------------------ */
+
+#if defined(OPNN_HAVE_CUDA)
+/* ArgMax or ArgMin over a [n] vector of dtype t on CUDA: the index. */
+static int64_t arg_vec(const char *op, const void *v, DLDataType t, int64_t n, int last)
+{
+    int64_t shape[1] = {n}, res = -2, *d_out = NULL;
+    void *d_in = NULL;
+    CU(cudaMalloc(&d_in, (size_t)n * ts_dtype_size(t)));
+    CU(cudaMalloc((void **)&d_out, sizeof(int64_t)));
+    CU(cudaMemcpy(d_in, v, (size_t)n * ts_dtype_size(t), cudaMemcpyHostToDevice));
+    DLTensor x = {d_in, {kDLCUDA, 0}, 1, t, shape, NULL, 0};
+    DLTensor y = {d_out, {kDLCUDA, 0}, 0, {kDLInt, 64, 1}, NULL, NULL, 0};
+    op_context *ctx;
+    assert_int_equal(op_context_create(&ctx), OP_OK);
+    assert_int_equal(op_context_set_input(ctx, 0, &x), OP_OK);
+    assert_int_equal(op_context_set_output(ctx, 0, &y), OP_OK);
+    assert_int_equal(op_context_set_attr_int(ctx, "keepdims", 0), OP_OK);
+    assert_int_equal(op_context_set_attr_int(ctx, "select_last_index", last), OP_OK);
+    assert_int_equal(op_run(op, ctx), OP_OK);
+    CU(cudaMemcpy(&res, d_out, sizeof(res), cudaMemcpyDeviceToHost));
+    op_context_destroy(ctx);
+    CU(cudaFree(d_in));
+    CU(cudaFree(d_out));
+    return res;
+}
+#endif
+
+static void plugin_ops_cuda__arg_signed_zeros_and_extremes(void **state)
+{
+    (void)state;
+    if (!ts_have_cuda())
+        skip();
+#if defined(OPNN_HAVE_CUDA)
+    const float zeros[] = {-0.0f, 0.0f, -0.0f}, nans[] = {1, NAN, 7, NAN, 9};
+    const int32_t i32[] = {INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN};
+    const int64_t i64[] = {INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX};
+    const DLDataType f32 = ts_dtype("f32"), ti32 = ts_dtype("i32"), ti64 = ts_dtype("i64");
+    assert_int_equal(arg_vec("ArgMax", zeros, f32, 3, 0), 0); /* -0 equals +0 */
+    assert_int_equal(arg_vec("ArgMin", zeros, f32, 3, 1), 2);
+    assert_int_equal(arg_vec("ArgMin", nans, f32, 5, 0), 1); /* the first NaN */
+    assert_int_equal(arg_vec("ArgMax", nans, f32, 5, 1), 3); /* the last NaN */
+    assert_int_equal(arg_vec("ArgMax", i32, ti32, 4, 0), 0);
+    assert_int_equal(arg_vec("ArgMin", i32, ti32, 4, 1), 3);
+    assert_int_equal(arg_vec("ArgMax", i64, ti64, 4, 1), 3);
+    assert_int_equal(arg_vec("ArgMin", i64, ti64, 4, 0), 0);
+#endif
+}
+
+/* --- bad calls on CUDA ------------------------------------------------------------------------ */
 
 static void plugin_ops_cuda__bad_calls_rejected(void **state)
 {
@@ -291,7 +337,7 @@ int main(void)
         NBIG = sizeof(big_cases) / sizeof(big_cases[0])
     };
     static char names[NOPS + NBIG][96];
-    struct CMUnitTest tests[NOPS + NBIG + 1];
+    struct CMUnitTest tests[NOPS + NBIG + 2];
     size_t n = 0;
     for (size_t i = 0; i < NOPS; i++) {
         struct CMUnitTest t = cmocka_unit_test_prestate(
@@ -309,6 +355,8 @@ int main(void)
         t.name = names[n];
         tests[n++] = t;
     }
+    tests[n++] =
+        (struct CMUnitTest)cmocka_unit_test(plugin_ops_cuda__arg_signed_zeros_and_extremes);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(plugin_ops_cuda__bad_calls_rejected);
     return _cmocka_run_group_tests("plugin_ops_cuda", tests, n, load_plugins, unload_plugins);
 }

@@ -436,8 +436,7 @@ bool ts_have_cuda(void)
 #endif
 }
 
-/* --- the example plugins' ops ------------------------------------------------------------------
- */
+/* --- the example plugins' ops ----------------------------------------------------------------- */
 
 const char *const ts_xop_names[TS_X_COUNT] = {
     "ReduceL1",        "ReduceL2", "ReduceSumSquare", "ReduceLogSum",

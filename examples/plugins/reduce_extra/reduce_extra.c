@@ -59,8 +59,7 @@ static inline int64_t sqrt_i64(int64_t a) { return (int64_t)sqrt((double)(uint64
 #define SUM_OP_CPU(name, p, MAPE, FINE, DTYPES, doc) DTYPES(SUM_CPU, p, MAPE, FINE)
 SUM_OPS(SUM_OP_CPU)
 
-/* --- LogSumExp: (max, sum of exp(x - max)), rescaled in combine --------------------------------
- */
+/* --- LogSumExp: (max, sum of exp(x - max)), rescaled in combine ------------------------------- */
 
 typedef struct lse_float {
     float m, s;
@@ -104,8 +103,7 @@ LSE_COMBINE(lse_double, exp)
                          lse_##ACC##_combine, p##_final_##d)
 OP_CPU_FLOAT_DTYPES(LSE_CPU, lse)
 
-/* --- kernels ------------------------------------------------------------------------------------
- */
+/* --- kernels ---------------------------------------------------------------------------------- */
 
 /* The CPU kernel of every op and dtype: its reduce function comes as the kernel's data. */
 typedef struct extra_kernel {
@@ -138,8 +136,7 @@ op_status reduce_extra_cuda_lse(op_kernel_ctx *kc);
 #define REGISTER_CUDA(name, p, code, bits)
 #endif
 
-/* --- registration -------------------------------------------------------------------------------
- */
+/* --- registration ----------------------------------------------------------------------------- */
 
 static const op_attr_def extra_attrs[] = {OP_REDUCE_ATTR_DEFS};
 

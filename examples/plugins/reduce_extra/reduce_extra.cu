@@ -69,8 +69,7 @@ struct log_f {
     template <class A> __device__ __forceinline__ A operator()(A a) const { return acc_log(a); }
 };
 
-/* --- the ops ------------------------------------------------------------------------------------
- */
+/* --- the ops ---------------------------------------------------------------------------------- */
 
 /* A sum of Map(x), finalized by Fin. */
 template <class T, class Map, class Fin> struct map_sum_op {

@@ -158,7 +158,7 @@ static inline int64_t op_cpu_cdiv_(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* --- runs: n elements at stride s ----------------------------------------------------------- */
+/* --- runs: n elements at stride s ------------------------------------------------------------- */
 
 /* Leaves [lo, lo + size) of a run (size a power of two; leaves past the end absent). */
 static inline void op_cpu_rnode_(const op_cpu_reduce_fns *f, const char *x, int64_t n, int64_t s,
@@ -241,8 +241,7 @@ static inline void op_cpu_rows_(const op_cpu_reduce_fns *f, const char *x, int64
     }
 }
 
-/* --- columns: [A, R, B], one accumulator per column --------------------------------------------
- */
+/* --- columns: [A, R, B], one accumulator per column ------------------------------------------- */
 
 typedef struct op_cpu_colg_ {
     const op_cpu_reduce_fns *f;
@@ -349,8 +348,7 @@ static inline void op_cpu_cols_(const op_cpu_reduce_fns *f, const char *x, int64
     free(buf);
 }
 
-/* --- sets of runs: OUTER_INNER and GENERIC -----------------------------------------------------
- */
+/* --- sets of runs: OUTER_INNER and GENERIC ---------------------------------------------------- */
 
 /* m runs of n elements at stride s; run k (row-major over shape[nd]) starts at offset(k) and
  * holds the flat reduced indices k * n ... k * n + n - 1. */
