@@ -74,6 +74,22 @@ template <class T, bool Max, bool Last> struct arg_op {
         return b_wins ? b : a;
     }
     __device__ __forceinline__ out_t finalize(acc_t a, int64_t) const { return a.i; }
+    /* One 16-byte vector's elements, in index order: a running best key and its 32-bit position,
+     * the same winner as a tree of combines (keys are totally ordered, ties go by index). */
+    __device__ __forceinline__ acc_t reduce_vec(const in_t *e, int64_t idx) const
+    {
+        constexpr int N = 16 / sizeof(T);
+        K best = map(e[0], 0).k;
+        int at = 0;
+#pragma unroll
+        for (int j = 1; j < N; j++) {
+            const K k = map(e[j], 0).k;
+            const bool take = Last ? k >= best : k > best;
+            best = take ? k : best;
+            at = take ? j : at;
+        }
+        return {best, idx + at};
+    }
 };
 
 template <bool Max> op_status run(op_kernel_ctx *kc)
