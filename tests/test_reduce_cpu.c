@@ -829,7 +829,7 @@ static void run__nan_propagates_from_any_position(void **state)
     static const int64_t positions[] = {0,  1,  2,  3,  7,   8,         15,
                                         16, 31, 32, 63, 500, NAN_L - 2, NAN_L - 1};
     int32_t ndim;
-    int64_t shape[2], strides[2], axes[1], storage;
+    int64_t shape[2], strides[2], axes[1], storage = 0;
     int n_axes;
     layout_view(cs->lay, &ndim, shape, strides, axes, &n_axes, &storage);
     int lanes = cs->lay == LAYOUT_FULL ? 1 : NAN_LANES;
