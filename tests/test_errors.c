@@ -15,44 +15,8 @@
 #include <string.h>
 
 #include "opnn/opnn.h"
+#include "support/test_cases.h"
 #include "support/test_support.h"
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-/* "<function>/<scenario>", kept in a static pool for the life of the program (nothing to free,
- * nothing for LeakSanitizer to report). */
-static const char *case_name(const char *fn, const char *scenario)
-{
-    static char pool[64 * 1024];
-    static size_t used;
-    size_t len = strlen(fn) + 1 + strlen(scenario) + 1;
-    if (used + len > sizeof pool)
-        return fn;
-    char *s = pool + used;
-    snprintf(s, len, "%s/%s", fn, scenario);
-    used += len;
-    return s;
-}
-
-/* Adds one cmocka test per row of a static const case table, named "<function>/<row name>". */
-#define ADD_CASES(tests, n, fn, table)                                                             \
-    for (size_t i_ = 0; i_ < N_OF(table); i_++) {                                                  \
-        struct CMUnitTest t_ = cmocka_unit_test_prestate(fn, (void *)&(table)[i_]);                \
-        t_.name = case_name(#fn, (table)[i_].name);                                                \
-        (tests)[(n)++] = t_;                                                                       \
-    }
-#define ADD_TEST(tests, n, fn) ((tests)[(n)++] = (struct CMUnitTest)cmocka_unit_test(fn))
-
-/* True when msg contains one of the '|'-separated alternatives of want. */
-static bool msg_has(const char *msg, const char *want)
-{
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", want);
-    for (char *save = NULL, *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
-        if (strstr(msg, tok))
-            return true;
-    return false;
-}
 
 static const DLDataType F32 = {kDLFloat, 32, 1};
 
@@ -471,7 +435,7 @@ static void check_message(const char *what, const char *msg, const err_case *c)
     if (!msg || !msg[0])
         fail_msg("%s: no message", what);
     for (int i = 0; i < 4 && c->msg[i]; i++)
-        if (!msg_has(msg, c->msg[i]))
+        if (!ts_msg_has(msg, c->msg[i]))
             fail_msg("%s: message \"%s\" does not contain %s", what, msg, c->msg[i]);
 }
 
@@ -597,9 +561,9 @@ static void infer_output__bad_arguments(void **state)
     /* check */
     assert_int_equal(st, OP_ERR_INVALID_ARGUMENT);
     const char *msg = op_context_error(f.ctx);
-    if (!msg_has(msg, "ReduceSum"))
+    if (!ts_msg_has(msg, "ReduceSum"))
         fail_msg("message \"%s\" does not name ReduceSum", msg);
-    if (c->value && !msg_has(msg, c->value))
+    if (c->value && !ts_msg_has(msg, c->value))
         fail_msg("message \"%s\" does not name the value %s", msg, c->value);
     assert_int_equal(ndim, 77);
     assert_int_equal(shape[0], 77);

@@ -18,33 +18,8 @@
 #include <string.h>
 
 #include "opnn/opnn.h"
+#include "support/test_cases.h"
 #include "support/test_support.h"
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-/* "<function>/<scenario>", kept in a static pool for the life of the program (nothing to free,
- * nothing for LeakSanitizer to report). */
-static const char *case_name(const char *fn, const char *scenario)
-{
-    static char pool[64 * 1024];
-    static size_t used;
-    size_t len = strlen(fn) + 1 + strlen(scenario) + 1;
-    if (used + len > sizeof pool)
-        return fn;
-    char *s = pool + used;
-    snprintf(s, len, "%s/%s", fn, scenario);
-    used += len;
-    return s;
-}
-
-/* Adds one cmocka test per row of a static const case table, named "<function>/<row name>". */
-#define ADD_CASES(tests, n, fn, table)                                                             \
-    for (size_t i_ = 0; i_ < N_OF(table); i_++) {                                                  \
-        struct CMUnitTest t_ = cmocka_unit_test_prestate(fn, (void *)&(table)[i_]);                \
-        t_.name = case_name(#fn, (table)[i_].name);                                                \
-        (tests)[(n)++] = t_;                                                                       \
-    }
-#define ADD_TEST(tests, n, fn) ((tests)[(n)++] = (struct CMUnitTest)cmocka_unit_test(fn))
 
 /* The op x dtype table, written once. */
 #define FOR_DTYPES(X, op) X(op, f32) X(op, f64) X(op, f16) X(op, bf16) X(op, i32) X(op, i64)

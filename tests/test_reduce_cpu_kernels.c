@@ -23,38 +23,13 @@
 #include "core/plan.h"
 #include "kernel/cpu/reduce_cpu.h"
 #include "kernel/reduce_kernels.h"
+#include "support/test_cases.h"
 #include "support/test_support.h"
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const kind_names[OPNN_REDUCE_KIND_COUNT_] = {"sum", "mean", "max", "min",
                                                                 "prod"};
 static const char *const dtype_names[] = {"f32", "f64", "f16", "bf16", "i32", "i64"};
 static const char *const float_dtype_names[] = {"f32", "f64", "f16", "bf16"};
-
-/* "<function>/<scenario>", kept in a static pool for the life of the program. */
-static const char *case_name(const char *fn, const char *scenario)
-{
-    static char pool[32 * 1024];
-    static size_t used;
-    size_t len = strlen(fn) + 1 + strlen(scenario) + 1;
-    char *s = pool + used;
-
-    if (used + len > sizeof pool)
-        return fn;
-    snprintf(s, len, "%s/%s", fn, scenario);
-    used += len;
-    return s;
-}
-
-/* One cmocka test per row of a static const case table, named "<function>/<row name>". */
-#define ADD_CASES(tests, n, fn, table)                                                             \
-    for (size_t i_ = 0; i_ < N_OF(table); i_++) {                                                  \
-        struct CMUnitTest t_ = cmocka_unit_test_prestate(fn, (void *)&(table)[i_]);                \
-        t_.name = case_name(#fn, (table)[i_].name);                                                \
-        (tests)[(n)++] = t_;                                                                       \
-    }
-#define ADD_TEST(tests, n, fn) ((tests)[(n)++] = (struct CMUnitTest)cmocka_unit_test(fn))
 
 static uint64_t mix(uint64_t seed, const char *s)
 {

@@ -426,6 +426,29 @@ bool ts_check(const char *what, const void *out, DLDataType t, int64_t n, const 
     return true;
 }
 
+const char *ts_case_name(const char *fn, const char *scenario)
+{
+    static char pool[64 * 1024];
+    static size_t used;
+    size_t len = strlen(fn) + 1 + strlen(scenario) + 1;
+    if (used + len > sizeof pool)
+        return fn;
+    char *s = pool + used;
+    snprintf(s, len, "%s/%s", fn, scenario);
+    used += len;
+    return s;
+}
+
+bool ts_msg_has(const char *msg, const char *want)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", want);
+    for (char *save = NULL, *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+        if (strstr(msg, tok))
+            return true;
+    return false;
+}
+
 bool ts_have_cuda(void)
 {
 #if defined(OPNN_HAVE_CUDA)

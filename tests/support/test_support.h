@@ -146,6 +146,13 @@ int64_t ts_xreference(ts_xop op, const DLTensor *x, uint32_t mask, bool select_l
 bool ts_xcheck(const char *what, ts_xop op, const void *out, DLDataType t, int64_t n,
                const double *ref_f, const int64_t *ref_i);
 
+/* "<function>/<scenario>", kept in a static pool for the life of the program (nothing to free,
+ * nothing for LeakSanitizer to report); fn itself when the pool is full. */
+const char *ts_case_name(const char *fn, const char *scenario);
+
+/* True when msg contains one of the '|'-separated alternatives of want. */
+bool ts_msg_has(const char *msg, const char *want);
+
 /* True when a CUDA device is present (always false in a build without CUDA). */
 bool ts_have_cuda(void);
 
