@@ -119,26 +119,6 @@ static int64_t case_numel(const bench_case *c)
     return n;
 }
 
-static bool parse_list(const char *s, int64_t *v, size_t cap, size_t *n)
-{
-    *n = 0;
-    if (*s == '\0')
-        return true;
-    for (;;) {
-        char *end;
-        errno = 0;
-        long long x = strtoll(s, &end, 10);
-        if (end == s || errno || *n == cap)
-            return false;
-        v[(*n)++] = x;
-        if (*end == '\0')
-            return true;
-        if (*end != ',')
-            return false;
-        s = end + 1;
-    }
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -834,13 +814,14 @@ int opnn_tool_bench(int argc, char **argv)
         memset(c, 0, sizeof *c);
         snprintf(c->name, sizeof c->name, "custom");
         c->op = custom_op ? custom_op : "ReduceSum";
-        if (!custom_shape || !parse_list(custom_shape, c->shape, OP_MAX_DIMS, &nd) || nd == 0) {
+        if (!custom_shape || !tool_parse_ints(custom_shape, c->shape, OP_MAX_DIMS, &nd) ||
+            nd == 0) {
             fprintf(stderr, "opnn bench: --op needs --shape D0,D1,...\n");
             return 2;
         }
         c->ndim = (int32_t)nd;
         if (custom_axes) {
-            if (!parse_list(custom_axes, c->axes, OP_MAX_DIMS, &c->naxes)) {
+            if (!tool_parse_ints(custom_axes, c->axes, OP_MAX_DIMS, &c->naxes)) {
                 fprintf(stderr, "opnn bench: bad --axes %s\n", custom_axes);
                 return 2;
             }

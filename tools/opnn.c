@@ -44,27 +44,6 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-/* "128,256,56,56" -> v; "" is an empty list. */
-static bool parse_ints(const char *s, int64_t *v, size_t cap, size_t *n)
-{
-    *n = 0;
-    if (*s == '\0')
-        return true;
-    for (;;) {
-        char *end;
-        errno = 0;
-        long long x = strtoll(s, &end, 10);
-        if (end == s || errno || *n == cap)
-            return false;
-        v[(*n)++] = x;
-        if (*end == '\0')
-            return true;
-        if (*end != ',')
-            return false;
-        s = end + 1;
-    }
-}
-
 static bool parse_flag(const char *s, int *out)
 {
     if (strcmp(s, "0") != 0 && strcmp(s, "1") != 0)
@@ -201,12 +180,12 @@ static int parse_run(int argc, char **argv, run_opts *o)
         uint64_t u;
         if (strcmp(name, "--shape") == 0) {
             size_t n;
-            if (!parse_ints(val, o->shape, OP_MAX_DIMS, &n))
+            if (!tool_parse_ints(val, o->shape, OP_MAX_DIMS, &n))
                 return usage_error("run: bad --shape %s (D0,D1,... up to 16 dims)", val);
             a->ndim = (int32_t)n;
             have_shape = true;
         } else if (strcmp(name, "--axes") == 0) {
-            if (!parse_ints(val, o->axes, sizeof o->axes / sizeof o->axes[0], &a->naxes))
+            if (!tool_parse_ints(val, o->axes, sizeof o->axes / sizeof o->axes[0], &a->naxes))
                 return usage_error("run: bad --axes %s (A0,A1,...)", val);
             a->has_axes = true;
         } else if (strcmp(name, "--dtype") == 0) {

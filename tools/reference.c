@@ -3,6 +3,7 @@
  * It is independent of the library's planner and kernels on purpose. */
 #include "tool.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,27 @@ static const struct {
     {"f16", "float16", kDLFloat, 16}, {"bf16", "bfloat16", kDLBfloat, 16},
     {"i32", "int32", kDLInt, 32},     {"i64", "int64", kDLInt, 64},
 };
+
+/* "128,256,56,56" -> v; "" is an empty list. */
+bool tool_parse_ints(const char *s, int64_t *v, size_t cap, size_t *n)
+{
+    *n = 0;
+    if (*s == '\0')
+        return true;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(s, &end, 10);
+        if (end == s || errno || *n == cap)
+            return false;
+        v[(*n)++] = x;
+        if (*end == '\0')
+            return true;
+        if (*end != ',')
+            return false;
+        s = end + 1;
+    }
+}
 
 bool tool_dtype_parse(const char *s, DLDataType *out)
 {
