@@ -124,6 +124,29 @@ static inline void RCF(put)(RC_T *out, RC_A a, const rc_fin *fin)
 
 /* --- runs: n elements at stride s ------------------------------------------------------------- */
 
+/* The last m (< RC_W) elements of a leaf, at stride s from p: vector k of the accumulators takes
+ * the next RC_VL of them, IDENT-padded. */
+static RC_ALWAYS_INLINE void RCF(leaf_tail)(const RC_T *p, int64_t m, int64_t s, RC_V *a0, RC_V *a1,
+                                            RC_V *a2, RC_V *a3)
+{
+    *a0 = RC_VCOMB(*a0, m >= RC_VL ? RCF(vload_s)(p, s) : RCF(vload_part)(p, s, m));
+    if (m > RC_VL) {
+        p += RC_VL * s;
+        m -= RC_VL;
+        *a1 = RC_VCOMB(*a1, m >= RC_VL ? RCF(vload_s)(p, s) : RCF(vload_part)(p, s, m));
+    }
+    if (m > RC_VL) {
+        p += RC_VL * s;
+        m -= RC_VL;
+        *a2 = RC_VCOMB(*a2, m >= RC_VL ? RCF(vload_s)(p, s) : RCF(vload_part)(p, s, m));
+    }
+    if (m > RC_VL) {
+        p += RC_VL * s;
+        m -= RC_VL;
+        *a3 = RC_VCOMB(*a3, RCF(vload_part)(p, s, m));
+    }
+}
+
 /* A leaf: n elements (1 <= n <= RC_LEAF) at stride s; element i goes to lane i % RC_W. */
 static RC_ALWAYS_INLINE void RCF(leaf_body)(const RC_T *x, int64_t n, int64_t s, RC_V *res)
 {
@@ -158,27 +181,8 @@ static RC_ALWAYS_INLINE void RCF(leaf_body)(const RC_T *x, int64_t n, int64_t s,
             a3 = RC_VCOMB(a3, RCF(vload_s)(p + 3 * RC_VL * s, s));
         }
     }
-    if (i < n) {
-        /* fewer than RC_W left: vector k takes the next RC_VL of them, IDENT-padded */
-        int64_t m = n - i;
-        const RC_T *p = x + i * s;
-        a0 = RC_VCOMB(a0, m >= RC_VL ? RCF(vload_s)(p, s) : RCF(vload_part)(p, s, m));
-        if (m > RC_VL) {
-            p += RC_VL * s;
-            m -= RC_VL;
-            a1 = RC_VCOMB(a1, m >= RC_VL ? RCF(vload_s)(p, s) : RCF(vload_part)(p, s, m));
-        }
-        if (m > RC_VL) {
-            p += RC_VL * s;
-            m -= RC_VL;
-            a2 = RC_VCOMB(a2, m >= RC_VL ? RCF(vload_s)(p, s) : RCF(vload_part)(p, s, m));
-        }
-        if (m > RC_VL) {
-            p += RC_VL * s;
-            m -= RC_VL;
-            a3 = RC_VCOMB(a3, RCF(vload_part)(p, s, m));
-        }
-    }
+    if (i < n)
+        RCF(leaf_tail)(x + i * s, n - i, s, &a0, &a1, &a2, &a3);
     *res = RC_VCOMB(RC_VCOMB(a0, a2), RC_VCOMB(a1, a3));
 }
 
@@ -187,11 +191,122 @@ static void RCF(leaf)(const RC_T *x, int64_t n, int64_t s, RC_V *res)
     RCF(leaf_body)(x, n, s, res);
 }
 
-/* Leaves [lo, lo + size) of a run (size a power of two; leaves at or past the end absent). */
+/* RC_STREAMS leaves of n elements (1 <= n <= RC_LEAF) at unit stride, leaf k from x[k], read
+ * side by side: res[k] is leaf(x[k], n, 1) bit for bit (the same lanes, the same order). */
+static RC_ALWAYS_INLINE void RCF(leaf_multi)(const RC_T *const *x, int64_t n, RC_V *res)
+{
+    RC_V a[RC_STREAMS][RC_NVEC];
+    int64_t i = 0;
+
+    for (int k = 0; k < RC_STREAMS; k++)
+        for (int j = 0; j < RC_NVEC; j++)
+            a[k][j] = RCF(splat)(RC_IDENT);
+    for (; i + RC_W <= n; i += RC_W) {
+        for (int k = 0; k < RC_STREAMS; k++) {
+            const RC_T *p = x[k] + i;
+            RC_UNROLL8
+            for (int q = 0; q < (int)(RC_W * sizeof(RC_T)); q += 64)
+                RC_PREFETCH((const char *)p + RC_PREFETCH_BYTES + q);
+            a[k][0] = RC_VCOMB(a[k][0], RC_VLOAD(p));
+            a[k][1] = RC_VCOMB(a[k][1], RC_VLOAD(p + RC_VL));
+            a[k][2] = RC_VCOMB(a[k][2], RC_VLOAD(p + 2 * RC_VL));
+            a[k][3] = RC_VCOMB(a[k][3], RC_VLOAD(p + 3 * RC_VL));
+        }
+    }
+    for (int k = 0; k < RC_STREAMS; k++) {
+        if (i < n)
+            RCF(leaf_tail)(x[k] + i, n - i, 1, &a[k][0], &a[k][1], &a[k][2], &a[k][3]);
+        res[k] = RC_VCOMB(RC_VCOMB(a[k][0], a[k][2]), RC_VCOMB(a[k][1], a[k][3]));
+    }
+}
+
+/* An aligned pairwise tree built left to right: item j joins its left neighbour as soon as that
+ * subtree is complete (a binary counter: item j closes one subtree per trailing 1 bit of j). */
+static RC_ALWAYS_INLINE void RCF(stack_push)(RC_V *st, int *depth, int64_t j, RC_V v)
+{
+    st[(*depth)++] = v;
+    for (int64_t c = j; c & 1; c >>= 1) {
+        (*depth)--;
+        st[*depth - 1] = RC_VCOMB(st[*depth - 1], st[*depth]);
+    }
+}
+
+/* The tree of the items pushed: what is left folds from the right, which is the aligned tree
+ * with the items past the end absent (node(), rnode()). No item: IDENT. */
+static RC_ALWAYS_INLINE RC_V RCF(stack_fold)(const RC_V *st, int depth)
+{
+    RC_V acc = RCF(splat)(RC_IDENT);
+    if (depth > 0) {
+        acc = st[depth - 1];
+        for (int d = depth - 2; d >= 0; d--)
+            acc = RC_VCOMB(st[d], acc);
+    }
+    return acc;
+}
+
+/* The trees of RC_STREAMS runs at unit stride, run k n[k] >= 0 elements from x[k], read side by
+ * side: res[k] is root(x[k], n[k], 1) bit for bit (stack_push, stack_fold). */
+static void RCF(trees_multi)(const RC_T *const *x, const int64_t *n, RC_V *res)
+{
+    RC_V st[RC_STREAMS][64];
+    int depth[RC_STREAMS];
+    int64_t most = 0;
+
+    for (int k = 0; k < RC_STREAMS; k++) {
+        depth[k] = 0;
+        most = n[k] > most ? n[k] : most;
+    }
+    for (int64_t b = 0, j = 0; b < most; b += RC_LEAF, j++) {
+        int64_t m = rc_min64(RC_LEAF, n[0] - b);
+        bool same = m > 0;
+        RC_V v[RC_STREAMS];
+
+        for (int k = 1; k < RC_STREAMS; k++)
+            same = same && rc_min64(RC_LEAF, n[k] - b) == m;
+        if (same) {
+            const RC_T *p[RC_STREAMS];
+            for (int k = 0; k < RC_STREAMS; k++)
+                p[k] = x[k] + b;
+            RCF(leaf_multi)(p, m, v);
+        } else {
+            for (int k = 0; k < RC_STREAMS; k++)
+                if (b < n[k])
+                    RCF(leaf)(x[k] + b, rc_min64(RC_LEAF, n[k] - b), 1, &v[k]);
+        }
+        for (int k = 0; k < RC_STREAMS; k++) {
+            if (b >= n[k])
+                continue;
+            RCF(stack_push)(st[k], &depth[k], j, v[k]);
+        }
+    }
+    for (int k = 0; k < RC_STREAMS; k++)
+        res[k] = RCF(stack_fold)(st[k], depth[k]);
+}
+
+static void RCF(fold_parts)(RC_V *parts, int64_t lo, int64_t size, int64_t live);
+
+/* Leaves [lo, lo + size) of a run (size a power of two; leaves at or past the end absent). At
+ * unit stride, RC_STREAMS equal subtrees are read side by side and folded in the tree's order. */
 static void RCF(node)(const RC_T *x, int64_t n, int64_t s, int64_t lo, int64_t size, RC_V *res)
 {
     int64_t half;
 
+    if (s == 1 && size >= RC_STREAMS) {
+        const RC_T *p[RC_STREAMS];
+        int64_t len[RC_STREAMS], q = size / RC_STREAMS, live = 0;
+        RC_V r[RC_STREAMS];
+
+        for (int k = 0; k < RC_STREAMS; k++) {
+            int64_t b = rc_min64((lo + k * q) * RC_LEAF, n);
+            p[k] = x + b;
+            len[k] = rc_min64((lo + (k + 1) * q) * RC_LEAF, n) - b;
+            live += len[k] > 0;
+        }
+        RCF(trees_multi)(p, len, r);
+        RCF(fold_parts)(r, 0, RC_STREAMS, live);
+        *res = r[0];
+        return;
+    }
     if (size == 1) {
         int64_t b = lo * RC_LEAF;
         RCF(leaf)(x + b * s, rc_min64(RC_LEAF, n - b), s, res);
@@ -303,6 +418,30 @@ static void RCF(rows_short)(const RC_T *x, int64_t A, int64_t as, int64_t R, int
         RCF(row_one)(x + a * as, R, rs, out + a, fin);
 }
 
+/* Rows [a0, a1) of unit stride, RC_STREAMS sub-ranges of them read side by side (row a0 + i
+ * with rows a0 + i + q, a0 + i + 2q ...): each row is still its own tree. */
+static void RCF(rows_multi)(const RC_T *x, int64_t a0, int64_t a1, int64_t as, int64_t R, RC_T *out,
+                            const rc_fin *fin)
+{
+    int64_t q = (a1 - a0) / RC_STREAMS, a;
+
+    for (int64_t i = 0; i < q; i++) {
+        const RC_T *p[RC_STREAMS];
+        int64_t len[RC_STREAMS];
+        RC_V r[RC_STREAMS];
+
+        for (int k = 0; k < RC_STREAMS; k++) {
+            p[k] = x + (a0 + i + k * q) * as;
+            len[k] = R;
+        }
+        RCF(trees_multi)(p, len, r);
+        for (int k = 0; k < RC_STREAMS; k++)
+            RCF(put)(out + a0 + i + k * q, RCF(hfold)(&r[k]), fin);
+    }
+    for (a = a0 + RC_STREAMS * q; a < a1; a++)
+        RCF(row_one)(x + a * as, R, 1, out + a, fin);
+}
+
 static void RCF(rows)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t rs, RC_T *out,
                       const rc_fin *fin)
 {
@@ -318,6 +457,14 @@ static void RCF(rows)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t r
             RC_V v;
             RCF(root_par)(x + a * as, R, rs, &v);
             RCF(put)(out + a, RCF(hfold)(&v), fin);
+        }
+        return;
+    }
+    if (rs == 1) {
+#pragma omp parallel if (t > 1 && A * R >= RC_PAR_MIN)
+        {
+            int nt = omp_get_num_threads(), id = omp_get_thread_num();
+            RCF(rows_multi)(x, A * id / nt, A * (id + 1) / nt, as, R, out, fin);
         }
         return;
     }
@@ -664,6 +811,38 @@ static void RCF(runs_par)(const RC_T *x, const rc_runs *g, RC_V *res)
     *res = parts[0];
 }
 
+/* Outputs [c0, c1) of runs g at unit stride (output c from x + c * cs), RC_STREAMS sub-ranges
+ * of outputs side by side, their runs read in step: each output is still runs_one()'s tree. */
+static void RCF(runs_multi)(const RC_T *x, int64_t cs, const rc_runs *g, int64_t c0, int64_t c1,
+                            RC_T *out, const rc_fin *fin)
+{
+    int64_t q = (c1 - c0) / RC_STREAMS, c;
+
+    for (int64_t i = 0; i < q; i++) {
+        RC_V st[RC_STREAMS][64], r[RC_STREAMS];
+        int depth[RC_STREAMS] = {0};
+        int64_t len[RC_STREAMS];
+
+        for (int k = 0; k < RC_STREAMS; k++)
+            len[k] = g->n;
+        for (int64_t j = 0; j < g->m; j++) {
+            const RC_T *p[RC_STREAMS];
+            int64_t off = rc_runs_offset(g, j);
+            for (int k = 0; k < RC_STREAMS; k++)
+                p[k] = x + (c0 + i + k * q) * cs + off;
+            RCF(trees_multi)(p, len, r);
+            for (int k = 0; k < RC_STREAMS; k++)
+                RCF(stack_push)(st[k], &depth[k], j, r[k]);
+        }
+        for (int k = 0; k < RC_STREAMS; k++) {
+            RC_V v = RCF(stack_fold)(st[k], depth[k]);
+            RCF(put)(out + c0 + i + k * q, RCF(hfold)(&v), fin);
+        }
+    }
+    for (c = c0 + RC_STREAMS * q; c < c1; c++)
+        RCF(runs_one)(x + c * cs, g, out + c, fin);
+}
+
 /* [R1, C, R2]: output c reduces runs of R2 (stride r2_stride), one per r1. Short runs whose
  * slab [C, R2] is contiguous are columns instead: each (c, r2) sums its tree over r1, then the R2
  * of each c combine in order (a [2^20, 64, 2] f32 Sum: 0.01 -> 1.0 of the streaming read). */
@@ -699,6 +878,14 @@ static void RCF(outer_inner)(const RC_T *x, const opnn_reduce_plan *pl, RC_T *ou
             RC_V v;
             RCF(runs_par)(x + c * cs, &g, &v);
             RCF(put)(out + c, RCF(hfold)(&v), fin);
+        }
+        return;
+    }
+    if (g.s == 1) {
+#pragma omp parallel if (t > 1 && C * g.m * g.n >= RC_PAR_MIN)
+        {
+            int nt = omp_get_num_threads(), id = omp_get_thread_num();
+            RCF(runs_multi)(x, cs, &g, C * id / nt, C * (id + 1) / nt, out, fin);
         }
         return;
     }
