@@ -16,33 +16,8 @@
 
 #include "support/test_support.h"
 
-#define PLUGIN(name) OPNN_TEST_PLUGIN_DIR "/" name ".so"
-
 static const char *const dtypes[] = {"f32", "f64", "f16", "bf16", "i32", "i64"};
 #define NDTYPES (sizeof(dtypes) / sizeof(dtypes[0]))
-
-static op_plugin *plugins[2];
-
-static int load_plugins(void **state)
-{
-    (void)state;
-    if (op_load_plugin(PLUGIN("reduce_extra"), &plugins[0]) != OP_OK ||
-        op_load_plugin(PLUGIN("argminmax"), &plugins[1]) != OP_OK) {
-        printf("cannot load the example plugins from %s: %s\n", OPNN_TEST_PLUGIN_DIR,
-               op_plugin_error());
-        return -1;
-    }
-    return 0;
-}
-
-static int unload_plugins(void **state)
-{
-    (void)state;
-    for (int i = 0; i < 2; i++)
-        if (plugins[i])
-            op_unload_plugin(plugins[i]);
-    return 0;
-}
 
 /* One op call on the CPU: output allocated compact with guard bytes. */
 typedef struct call {
@@ -448,5 +423,6 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(plugin_ops__argmax_nan_and_ties);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(plugin_ops__empty_sets_and_noop);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(plugin_ops__bad_calls_rejected);
-    return _cmocka_run_group_tests("plugin_ops", tests, n, load_plugins, unload_plugins);
+    return _cmocka_run_group_tests("plugin_ops", tests, n, ts_load_example_plugins,
+                                   ts_unload_example_plugins);
 }

@@ -20,31 +20,6 @@
 #include <cuda_runtime_api.h>
 #endif
 
-#define PLUGIN(name) OPNN_TEST_PLUGIN_DIR "/" name ".so"
-
-static op_plugin *plugins[2];
-
-static int load_plugins(void **state)
-{
-    (void)state;
-    if (op_load_plugin(PLUGIN("reduce_extra"), &plugins[0]) != OP_OK ||
-        op_load_plugin(PLUGIN("argminmax"), &plugins[1]) != OP_OK) {
-        printf("cannot load the example plugins from %s: %s\n", OPNN_TEST_PLUGIN_DIR,
-               op_plugin_error());
-        return -1;
-    }
-    return 0;
-}
-
-static int unload_plugins(void **state)
-{
-    (void)state;
-    for (int i = 0; i < 2; i++)
-        if (plugins[i])
-            op_unload_plugin(plugins[i]);
-    return 0;
-}
-
 #if defined(OPNN_HAVE_CUDA)
 
 static const char *const dtypes[] = {"f32", "f64", "f16", "bf16", "i32", "i64"};
@@ -358,5 +333,6 @@ int main(void)
     tests[n++] =
         (struct CMUnitTest)cmocka_unit_test(plugin_ops_cuda__arg_signed_zeros_and_extremes);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(plugin_ops_cuda__bad_calls_rejected);
-    return _cmocka_run_group_tests("plugin_ops_cuda", tests, n, load_plugins, unload_plugins);
+    return _cmocka_run_group_tests("plugin_ops_cuda", tests, n, ts_load_example_plugins,
+                                   ts_unload_example_plugins);
 }

@@ -40,14 +40,6 @@ typedef struct op_dtype_case {
 static const op_dtype_case op_dtype_cases[] = {FOR_OPS_DTYPES(OP_DTYPE_ROW_)};
 #undef OP_DTYPE_ROW_
 
-static uint64_t mix(uint64_t seed, const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return seed ^ h;
-}
-
 /* --- one call: bind, run, check what every successful call must satisfy ----------------------- */
 
 typedef struct reduce_call {
@@ -288,7 +280,7 @@ static void run__matches_reference(void **state)
 {
     const op_dtype_case *cs = *state;
     /* set up */
-    ts_rng rng = {mix(ts_seed("run__matches_reference"), cs->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("run__matches_reference"), cs->name)};
     DLDataType dt = ts_dtype(cs->dtype);
     size_t es = ts_dtype_size(dt);
     op_context *ctx = NULL;
@@ -365,7 +357,7 @@ static void run__large_views_match_reference(void **state)
 {
     const big_case *bc = *state;
     /* set up */
-    ts_rng rng = {mix(ts_seed("run__large_views_match_reference"), bc->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("run__large_views_match_reference"), bc->name)};
     DLDataType dt = ts_dtype(bc->dtype);
     op_context *ctx = NULL;
     assert_int_equal(op_context_create(&ctx), OP_OK);
@@ -409,7 +401,7 @@ static void run__rank0_input(void **state)
 {
     const op_dtype_case *cs = *state;
     /* set up */
-    ts_rng rng = {mix(ts_seed("run__rank0_input"), cs->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("run__rank0_input"), cs->name)};
     DLDataType dt = ts_dtype(cs->dtype);
     double buf[2];
     op_context *ctx = NULL;
@@ -449,7 +441,7 @@ static void run__rank8_input(void **state)
 {
     const op_dtype_case *cs = *state;
     /* set up: [2,3,1,5,3,1,2,3] (540 elements), compact and as a permuted view with gaps */
-    ts_rng rng = {mix(ts_seed("run__rank8_input"), cs->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("run__rank8_input"), cs->name)};
     DLDataType dt = ts_dtype(cs->dtype);
     static const int64_t shape[8] = {2, 3, 1, 5, 3, 1, 2, 3};
     static const int64_t permuted[8] = {1, 1000, 7, 2, 200, 3, 100, 600}; /* distinct, gapped */
@@ -542,7 +534,7 @@ static void run__empty_axes(void **state)
 {
     const dtype_case *cs = *state;
     /* set up: a permuted, gapped [5, 3, 7] view at a byte offset */
-    ts_rng rng = {mix(ts_seed("run__empty_axes"), cs->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("run__empty_axes"), cs->name)};
     DLDataType dt = ts_dtype(cs->name);
     static const char *const ops[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                                       "ReduceProd"};
@@ -799,7 +791,7 @@ static void run__nan_propagates_from_any_position(void **state)
 {
     const nan_case *cs = *state;
     /* set up */
-    ts_rng rng = {mix(ts_seed("run__nan_propagates_from_any_position"), cs->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("run__nan_propagates_from_any_position"), cs->name)};
     DLDataType dt = ts_dtype(cs->dtype);
     static const int64_t positions[] = {0,  1,  2,  3,  7,   8,         15,
                                         16, 31, 32, 63, 500, NAN_L - 2, NAN_L - 1};
@@ -852,7 +844,7 @@ static void run__infinities(void **state)
 {
     const op_dtype_case *cs = *state;
     /* set up: rows of 37: +inf; -inf; +inf and -inf; +inf twice; NaN and +inf; none */
-    ts_rng rng = {mix(ts_seed("run__infinities"), cs->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("run__infinities"), cs->name)};
     DLDataType dt = ts_dtype(cs->dtype);
     enum {
         ROWS = 6,
@@ -1117,7 +1109,7 @@ static void run__extremes_start_from_infinity(void **state)
     const op_dtype_case *cs = *state;
     /* set up: Max over all-negative values, Min over all-positive ones, tiny and large, in
      * several layouts (a start from 0 or FLT_MIN would show) */
-    ts_rng rng = {mix(ts_seed("run__extremes_start_from_infinity"), cs->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("run__extremes_start_from_infinity"), cs->name)};
     DLDataType dt = ts_dtype(cs->dtype);
     double sign = ts_op_from_name(cs->op) == TS_MAX ? -1.0 : 1.0;
     int32_t ndim;
@@ -1168,7 +1160,7 @@ static void run__byte_offset_honoured(void **state)
     const op_dtype_case *cs = *state;
     /* set up: a [3, 5] view 7 elements into a buffer whose other elements are poison (NaN for
      * floats, the integer extremes otherwise); reading them would show in every op */
-    ts_rng rng = {mix(ts_seed("run__byte_offset_honoured"), cs->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("run__byte_offset_honoured"), cs->name)};
     DLDataType dt = ts_dtype(cs->dtype);
     enum {
         OFF = 7,

@@ -31,14 +31,6 @@ static const char *const kind_names[OPNN_REDUCE_KIND_COUNT_] = {"sum", "mean", "
 static const char *const dtype_names[] = {"f32", "f64", "f16", "bf16", "i32", "i64"};
 static const char *const float_dtype_names[] = {"f32", "f64", "f16", "bf16"};
 
-static uint64_t mix(uint64_t seed, const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return seed ^ h;
-}
-
 /* --- views and plans -------------------------------------------------------------------------- */
 
 /* A view of the input: shape, strides in elements (NULL-like when compact), the reduced axes
@@ -283,7 +275,7 @@ static const layout_case layout_cases[] = {
 static void cpu_reduce__layout_matches_reference(void **state)
 {
     const layout_case *c = *state;
-    ts_rng rng = {mix(ts_seed("cpu_reduce__layout_matches_reference"), c->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("cpu_reduce__layout_matches_reference"), c->name)};
 
     for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++)
         for (size_t d = 0; d < N_OF(dtype_names); d++)
@@ -325,7 +317,7 @@ static void cpu_reduce__parallel_splits_thread_independent(void **state)
     static const opnn_reduce_kind kinds[] = {OPNN_REDUCE_SUM, OPNN_REDUCE_MEAN, OPNN_REDUCE_MAX};
     static const char *const dts[] = {"f32", "f16", "bf16", "f64", "i32"};
     static const int more_threads[] = {4, 5, 8};
-    ts_rng rng = {mix(ts_seed("cpu_reduce__parallel_splits_thread_independent"), bc->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed("cpu_reduce__parallel_splits_thread_independent"), bc->name)};
 
     for (size_t k = 0; k < N_OF(kinds); k++) {
         for (size_t d = 0; d < N_OF(dts); d++) {
@@ -380,7 +372,7 @@ static const layout_case special_cases[] = {
 static void check_specials(const layout_case *c, double v, double v2, const opnn_reduce_kind *kinds,
                            size_t nkinds, const char *test)
 {
-    ts_rng rng = {mix(ts_seed(test), c->name)};
+    ts_rng rng = {ts_seed_mix(ts_seed(test), c->name)};
 
     for (size_t d = 0; d < N_OF(float_dtype_names); d++) {
         DLDataType dt = ts_dtype(float_dtype_names[d]);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <opnn/opnn.h>
+
 #if defined(OPNN_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 #endif
@@ -448,6 +450,39 @@ bool ts_msg_has(const char *msg, const char *want)
             return true;
     return false;
 }
+
+uint64_t ts_seed_mix(uint64_t seed, const char *name)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 1099511628211ull;
+    return seed ^ h;
+}
+
+#if defined(OPNN_TEST_PLUGIN_DIR)
+static op_plugin *ts_plugins[2];
+
+int ts_load_example_plugins(void **state)
+{
+    (void)state;
+    if (op_load_plugin(OPNN_TEST_PLUGIN_DIR "/reduce_extra.so", &ts_plugins[0]) != OP_OK ||
+        op_load_plugin(OPNN_TEST_PLUGIN_DIR "/argminmax.so", &ts_plugins[1]) != OP_OK) {
+        printf("cannot load the example plugins from %s: %s\n", OPNN_TEST_PLUGIN_DIR,
+               op_plugin_error());
+        return -1;
+    }
+    return 0;
+}
+
+int ts_unload_example_plugins(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 2; i++)
+        if (ts_plugins[i])
+            op_unload_plugin(ts_plugins[i]);
+    return 0;
+}
+#endif
 
 bool ts_have_cuda(void)
 {

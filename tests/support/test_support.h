@@ -153,6 +153,14 @@ const char *ts_case_name(const char *fn, const char *scenario);
 /* True when msg contains one of the '|'-separated alternatives of want. */
 bool ts_msg_has(const char *msg, const char *want);
 
+/* A per-case seed: seed mixed with the case's name (FNV-1a), so each case draws its own data. */
+uint64_t ts_seed_mix(uint64_t seed, const char *name);
+
+/* Loads the example plugins reduce_extra and argminmax from OPNN_TEST_PLUGIN_DIR (cmocka group
+ * setup; -1 with a printed reason if either fails) and unloads them (group teardown). */
+int ts_load_example_plugins(void **state);
+int ts_unload_example_plugins(void **state);
+
 /* True when a CUDA device is present (always false in a build without CUDA). */
 bool ts_have_cuda(void);
 
