@@ -168,6 +168,27 @@ static void launch_workspace(opnn_launch *l, int64_t partials, int64_t counters)
     l->workspace_bytes = l->partial_bytes + (size_t)counters * sizeof(uint32_t);
 }
 
+/* --- FULL: one contiguous range ------------------------------------------------------------ */
+
+/* Grid-stride over the whole range (full_kernel): every block resident at once, at least
+ * FULL_MIN_BLOCK_BYTES each; a partial per block, combined by the last. */
+static void plan_full(opnn_reduce_plan *p, const opnn_device_props *props, int family)
+{
+    opnn_launch *l = &p->launch;
+    size_t es = esize_of(p->dtype);
+    int64_t bytes = p->r * (int64_t)es;
+    int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM);
+
+    launch_reset(l, family, OPNN_KERNEL_FULL);
+    l->vec = (int)(16 / es);
+    l->grid_x =
+        family == OPNN_FAMILY_FULL_SMALL ? 1 : imax(1, imin(slots, bytes / FULL_MIN_BLOCK_BYTES));
+    l->units = l->grid_x;
+    l->split = l->grid_x;
+    if (l->grid_x > 1)
+        launch_workspace(l, l->grid_x, 1);
+}
+
 /* --- the inner view [R1, C, K], K contiguous ----------------------------------------------- */
 
 typedef struct inner_view {
@@ -224,14 +245,8 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
     l->vec = (int)vec;
     l->sub = OPNN_CUDA_BLOCK;
 
-    if (family == OPNN_FAMILY_FULL_SMALL || family == OPNN_FAMILY_ROW_BLOCK) {
+    if (family == OPNN_FAMILY_ROW_BLOCK) {
         split = 1;
-    } else if (family == OPNN_FAMILY_FULL_SPLIT) {
-        /* every block resident at once with an equal contiguous chunk (the streaming-read
-         * ceiling kernel is built the same way) */
-        int64_t bytes = v->r1 * seg_bytes;
-
-        split = imax(1, imin(slots, bytes / FULL_MIN_BLOCK_BYTES));
     } else if (family == OPNN_FAMILY_ROW_SPLIT) {
         split = choose_split(v->c * v->r1, v->k, slots, seg_bytes / SPLIT_MIN_CHUNK_BYTES);
         if (split < 2 && seg_bytes >= 2 * SPLIT_MIN_CHUNK_BYTES)
@@ -265,9 +280,7 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
     l->chunk = chunk;
     l->segs = segs;
     l->units = v->c * split;
-    l->grid_x = family == OPNN_FAMILY_FULL_SMALL
-                    ? 1
-                    : grid_for(l->units, (chunk ? chunk : v->k * segs) * (int64_t)es, slots);
+    l->grid_x = grid_for(l->units, (chunk ? chunk : v->k * segs) * (int64_t)es, slots);
     if (split > 1)
         launch_workspace(l, v->c * split, v->c);
 }
@@ -477,7 +490,7 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
     case OPNN_FAMILY_FULL_SPLIT:
         if (p->cls != OPNN_CLASS_FULL)
             return false;
-        plan_inner_block(p, props, &v, family);
+        plan_full(p, props, family);
         return true;
     case OPNN_FAMILY_ROW_TINY:
         if (!inner || v.r1 != 1 || v.k * (int64_t)esize_of(p->dtype) > 16 ||
@@ -592,7 +605,10 @@ static int outer_inner_family(const opnn_reduce_plan *p, const opnn_device_props
     int64_t sub = group_sub_for(nvec, v->c, device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER));
     int64_t tiles = cdiv(v->c, (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL);
 
-    /* short segments and many outputs: lanes per output walk R1 (no partials) */
+    /* short segments and many outputs: lanes per output walk R1 (no partials). Segments walked
+     * as rows in memory order with a partial each and a per-channel combine by the last group
+     * (like seed_hw) read bn_nhw at 3549 GB/s against this block kernel's 3989 (H200): the
+     * fences and counts per row cost more than the order gains. */
     if (nvec <= OUTER_INNER_GROUP_MAX_VEC &&
         tiles >= device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER))
         return OPNN_FAMILY_OUTER_INNER_GROUP;

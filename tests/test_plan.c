@@ -1153,6 +1153,140 @@ static void plan__random_views_keep_mapping(void **state)
     }
 }
 
+/* --- CUDA launch geometry (core/plan_launch.c), on an H200's numbers --------------------- */
+
+static const opnn_device_props h200 = {.device_id = 0,
+                                       .sm_count = 132,
+                                       .max_threads_per_sm = 2048,
+                                       .max_threads_per_block = 1024,
+                                       .warp_size = 32,
+                                       .cc_major = 9,
+                                       .l2_bytes = 60u << 20,
+                                       .shared_per_block = 48u << 10};
+
+static void plan_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, size_t naxes,
+                     const int64_t *axes)
+{
+    opnn_reduce_request req = {.op = "ReduceSum",
+                               .ndim = ndim,
+                               .shape = shape,
+                               .axes = axes,
+                               .num_axes = naxes,
+                               .dtype = ts_dtype("f32")};
+    char msg[256] = "";
+
+    if (opnn__reduce_plan_init(p, &req, msg, sizeof msg) != OP_OK)
+        fail_msg("plan: %s", msg);
+}
+
+/* What every launch must hold: a grid the hardware takes, 256-thread blocks, and a workspace
+ * that fits the partials and counters it will use. */
+static void check_launch(const opnn_reduce_plan *p)
+{
+    const opnn_launch *l = &p->launch;
+
+    if (l->family == OPNN_FAMILY_NONE) { /* nothing is launched */
+        assert_int_equal(l->workspace_bytes, 0);
+        return;
+    }
+    if (!(l->grid_x >= 1 && l->grid_x <= 0x7fffffff && l->units >= 1))
+        fail_msg("family %s: grid %lld, units %lld", opnn__cuda_family_name(l->family),
+                 (long long)l->grid_x, (long long)l->units);
+    assert_int_equal(l->block, OPNN_CUDA_BLOCK);
+    assert_int_equal(l->workspace_bytes, l->partial_bytes + (size_t)l->ncounters * 4u);
+    if (l->split > 1)
+        assert_true(l->partial_bytes > 0 && l->ncounters > 0);
+}
+
+/* The suite's shapes get the families the comments of plan_launch.c measured, with the
+ * geometry their kernels assume. */
+static void launch__suite_shapes_on_h200(void **state)
+{
+    const int64_t full[1] = {268435456}, nchw[4] = {128, 256, 56, 56};
+    const int64_t ax0[1] = {0}, hw[2] = {2, 3}, nhw[3] = {0, 2, 3};
+    opnn_reduce_plan p;
+    (void)state;
+
+    /* FULL: grid-stride over every resident block (4 per SM), a partial each, one counter */
+    plan_for(&p, 1, full, 1, ax0);
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_FULL_SPLIT);
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_FULL);
+    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
+    assert_int_equal(p.launch.ncounters, 1);
+    assert_int_equal(p.launch.partial_bytes, (size_t)p.launch.grid_x * OPNN_CUDA_MAX_ACC_BYTES);
+
+    /* a small FULL: one block, no workspace */
+    const int64_t small[1] = {4096};
+    plan_for(&p, 1, small, 1, ax0);
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_FULL_SMALL);
+    assert_int_equal(p.launch.grid_x, 1);
+    assert_int_equal(p.launch.workspace_bytes, 0);
+
+    /* seed_hw: a warp per 12.5 KB row */
+    plan_for(&p, 4, nchw, 2, hw);
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
+    assert_int_equal(p.launch.sub, 32);
+
+    /* bn_nhw: a block per (channel, third of N), partials combined by the last */
+    plan_for(&p, 4, nchw, 3, nhw);
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_BLOCK);
+    assert_int_equal(p.launch.split, 3);
+    assert_int_equal(p.launch.units, 256 * 3);
+    assert_int_equal(p.launch.ncounters, 256);
+}
+
+/* Every family a random shape admits gives a launch within the limits; the planner's own
+ * choice is always admitted. */
+static void launch__every_family_within_limits(void **state)
+{
+    ts_rng rng = {ts_seed("launch__every_family_within_limits")};
+    int admitted[OPNN_FAMILY_COUNT_] = {0};
+    (void)state;
+
+    for (int iter = 0; iter < 2000; iter++) {
+        int64_t shape[4], axes[4];
+        int32_t ndim = (int32_t)ts_range(&rng, 1, 4);
+        size_t naxes = 0;
+        opnn_reduce_plan p, q;
+
+        for (int d = 0; d < ndim; d++) {
+            const int64_t pick = ts_range(&rng, 0, 19);
+
+            shape[d] = pick == 0  ? 0
+                       : pick < 3 ? 1
+                       : pick < 6 ? 4 << ts_range(&rng, 0, 5)
+                                  : ts_range(&rng, 1, 3000);
+            if (ts_range(&rng, 0, 1))
+                axes[naxes++] = d;
+        }
+        if (ts_numel(ndim, shape) > ((int64_t)1 << 34))
+            continue;
+        plan_for(&p, ndim, shape, naxes, axes);
+        q = p;
+        opnn__reduce_plan_launch(&q, &h200);
+        check_launch(&q);
+        for (int f = 0; f < OPNN_FAMILY_COUNT_; f++) {
+            q = p;
+            if (!opnn__reduce_launch_family(&q, &h200, f))
+                continue;
+            admitted[f]++;
+            assert_int_equal(q.launch.family, f);
+            check_launch(&q);
+        }
+    }
+    for (int f = 0; f < OPNN_FAMILY_COUNT_; f++)
+        print_message("[ info ] %-18s %d\n", opnn__cuda_family_name(f), admitted[f]);
+}
+
 /* --- main ----------------------------------------------------------------------------------- */
 
 int main(void)
@@ -1166,6 +1300,8 @@ int main(void)
         cmocka_unit_test(dtype__served_sizes_and_names),
         cmocka_unit_test(class_name__every_class),
         cmocka_unit_test(plan__random_views_keep_mapping),
+        cmocka_unit_test(launch__suite_shapes_on_h200),
+        cmocka_unit_test(launch__every_family_within_limits),
     };
     struct CMUnitTest tests[NUM_CASES + NUM_ERRORS + sizeof fixed / sizeof fixed[0]];
     size_t n = 0;

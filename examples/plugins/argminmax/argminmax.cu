@@ -10,20 +10,22 @@ namespace {
 using namespace opnn::cuda;
 
 /* Values become integer keys that order like the values for ArgMax (negated, ~, for ArgMin), with
- * NaN above everything and -0 equal to +0; then both ops keep the larger key. The accumulator,
- * (key, index), is 16 bytes (OPNN_CUDA_MAX_ACC_BYTES); a combine is two compares and selects. */
-template <class K> struct arg_acc {
+ * NaN above everything and -0 equal to +0; then both ops keep the larger key. The accumulator is
+ * (key, index); a combine is two compares and selects. With a 32-bit key and an axis shorter than
+ * 2^31 the index is 32-bit too: an 8-byte accumulator, which the kernels run at the built-ins'
+ * occupancy (a 16-byte one gets half: min_blocks in opnn/cuda/reduce.cuh). */
+template <class K, class I> struct arg_acc {
     K k;
-    int64_t i;
+    I i;
 };
 
 template <class T> struct key_of {
     using K = int32_t; /* f32, and f16/bf16 through f32 (exact) */
     static __device__ __forceinline__ K key(T x)
     {
-        const float f = __fadd_rn(elem<T>::to_acc(x), 0.0f); /* -0 -> +0 */
-        const int32_t b = __float_as_int(f);
-        return f != f ? INT32_MAX : b < 0 ? b ^ INT32_MAX : b;
+        const int32_t b = __float_as_int(elem<T>::to_acc(x)), a = b & INT32_MAX;
+        /* NaN (either sign) on top; -x below +x; -0 and +0 both 0 */
+        return a > 0x7f800000 ? INT32_MAX : b < 0 ? -a : a;
     }
     static __device__ __forceinline__ K neg(K k)
     {
@@ -34,9 +36,8 @@ template <> struct key_of<double> {
     using K = int64_t;
     static __device__ __forceinline__ K key(double x)
     {
-        const double f = __dadd_rn(x, 0.0);
-        const int64_t b = __double_as_longlong(f);
-        return f != f ? INT64_MAX : b < 0 ? b ^ INT64_MAX : b;
+        const int64_t b = __double_as_longlong(x), a = b & INT64_MAX;
+        return a > 0x7ff0000000000000ll ? INT64_MAX : b < 0 ? -a : a;
     }
     static __device__ __forceinline__ K neg(K k) { return k == INT64_MAX ? k : ~k; }
 };
@@ -51,31 +52,33 @@ template <> struct key_of<int64_t> {
     static __device__ __forceinline__ K neg(K k) { return ~k; }
 };
 
-/* Max: the larger value wins (Max false: the smaller); Last: ties go to the larger index. */
-template <class T, bool Max, bool Last> struct arg_op {
+/* Max: the larger value wins (Max false: the smaller); Last: ties go to the larger index; I: the
+ * index type (int32_t only for axes shorter than 2^31). */
+template <class T, bool Max, bool Last, class I> struct arg_op {
     using in_t = T;
     using K = typename key_of<T>::K;
-    using acc_t = arg_acc<K>;
+    using acc_t = arg_acc<K, I>;
     using out_t = int64_t;
-    /* the lowest key (below every value's: they are ~x of a non-NaN or a float's ordered bits)
-     * and an index that loses every tie */
+    /* the lowest key (a float's key is >= -0x7f800000; an integer's may equal it, and then the
+     * index decides) and an index that loses every tie */
     __device__ __forceinline__ acc_t identity() const
     {
-        return {sizeof(K) == 4 ? (K)INT32_MIN : (K)INT64_MIN, Last ? -1 : INT64_MAX};
+        return {sizeof(K) == 4 ? (K)INT32_MIN : (K)INT64_MIN,
+                Last ? (I)-1 : (I)(sizeof(I) == 4 ? (I)INT32_MAX : (I)INT64_MAX)};
     }
     __device__ __forceinline__ acc_t map(in_t x, int64_t idx) const
     {
         const K k = key_of<T>::key(x);
-        return {Max ? k : key_of<T>::neg(k), idx};
+        return {Max ? k : key_of<T>::neg(k), (I)idx};
     }
     __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const
     {
         const bool b_wins = b.k > a.k || (b.k == a.k && (Last ? b.i > a.i : b.i < a.i));
         return b_wins ? b : a;
     }
-    __device__ __forceinline__ out_t finalize(acc_t a, int64_t) const { return a.i; }
-    /* One 16-byte vector's elements, in index order: a running best key and its 32-bit position,
-     * the same winner as a tree of combines (keys are totally ordered, ties go by index). */
+    __device__ __forceinline__ out_t finalize(acc_t a, int64_t) const { return (int64_t)a.i; }
+    /* One 16-byte vector's elements, in index order: a running best key and its position, the
+     * same winner as a tree of combines (keys are totally ordered, ties go by index). */
     __device__ __forceinline__ acc_t reduce_vec(const in_t *e, int64_t idx) const
     {
         constexpr int N = 16 / sizeof(T);
@@ -88,7 +91,7 @@ template <class T, bool Max, bool Last> struct arg_op {
             best = take ? k : best;
             at = take ? j : at;
         }
-        return {best, idx + at};
+        return {best, (I)(idx + at)};
     }
 };
 
@@ -99,10 +102,20 @@ template <bool Max> op_status run(op_kernel_ctx *kc)
     const op_status st = argminmax_prepare(kc, &mask, &last);
     if (st != OP_OK)
         return st;
-    return plugin::with_dtype<true>(kc, op_kernel_input(kc, 0)->dtype, [&](auto t) {
+    const DLTensor *x = op_kernel_input(kc, 0);
+    int axis = 0;
+    while (axis < 31 && !(mask & (1u << axis)))
+        axis++;
+    const bool narrow = axis < x->ndim && x->shape[axis] <= INT32_MAX;
+    return plugin::with_dtype<true>(kc, x->dtype, [&](auto t) {
         using T = typename decltype(t)::type;
-        return last ? plugin::cuda_reduce(kc, mask, arg_op<T, Max, true>())
-                    : plugin::cuda_reduce(kc, mask, arg_op<T, Max, false>());
+        if constexpr (sizeof(typename key_of<T>::K) == 4) {
+            if (narrow)
+                return last ? plugin::cuda_reduce(kc, mask, arg_op<T, Max, true, int32_t>())
+                            : plugin::cuda_reduce(kc, mask, arg_op<T, Max, false, int32_t>());
+        }
+        return last ? plugin::cuda_reduce(kc, mask, arg_op<T, Max, true, int64_t>())
+                    : plugin::cuda_reduce(kc, mask, arg_op<T, Max, false, int64_t>());
     });
 }
 

@@ -5,6 +5,8 @@
  *
  * Kernels (the family -> kernel map and every geometry choice are in opnn's core/plan_launch.c):
  *   fill_kernel         FILL: every output is finalize(identity, 0).
+ *   full_kernel         FULL: one contiguous range read grid-stride (the whole grid on one window
+ *                       of memory), a partial per block, the last block combines them in order.
  *   inner_block_kernel  view [R1, C, K], K contiguous: a block per (output, split) unit; groups of
  *                       `sub` lanes walk ranges (whole segments, or pieces of a long one) with
  *                       OPNN_CUDA_UNROLL 16-byte loads in flight; block tree; with a split, the
@@ -44,6 +46,17 @@ constexpr int kMinBlocks = OPNN_CUDA_BLOCKS_PER_SM;
 constexpr int kMinBlocksInner = OPNN_CUDA_BLOCKS_PER_SM_INNER;
 /* Longest range walk_ranges takes, in elements (its vector counts are ints). */
 constexpr int64_t kMaxRange = OPNN_CUDA_MAX_RANGE;
+/* Rounds of vectors each lane of walk_ranges has in flight per range (kUnroll ranges at once).
+ * Kernel-side only: the planner does not depend on it. */
+#ifndef OPNN_CUDA_RANGE_DEPTH
+#define OPNN_CUDA_RANGE_DEPTH 1
+#endif
+constexpr int kRangeDepth = OPNN_CUDA_RANGE_DEPTH;
+/* 16-byte loads in flight per lane of row_vec_kernel (a warp tile is 32 * this vectors). */
+#ifndef OPNN_CUDA_ROWVEC_UNROLL
+#define OPNN_CUDA_ROWVEC_UNROLL OPNN_CUDA_UNROLL
+#endif
+constexpr int kRowVecUnroll = OPNN_CUDA_ROWVEC_UNROLL;
 
 /* The device workspace a launch may use: partials and self-resetting arrival counters (zeroed
  * once when allocated, reset by the last block of each launch). op_reduce_cuda_workspace gives
@@ -234,18 +247,28 @@ __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_
         nv[u] = (int)((n[u] - head) / V);
         maxnv = nv[u] > maxnv ? nv[u] : maxnv;
     }
-    for (int j = lane; j < maxnv; j += G) {
-        uint4 v[U];
+    /* D rounds of U loads in flight; each range still takes its vectors in order j, j + G, ...
+     * so the result does not depend on D */
+    constexpr int D = kRangeDepth;
+    for (int j0 = lane; j0 < maxnv; j0 += D * G) {
+        uint4 v[D][U];
 #pragma unroll
-        for (int u = 0; u < U; u++)
-            if (j < nv[u])
-                v[u] = load_vec(vp[u] + j);
+        for (int d = 0; d < D; d++)
 #pragma unroll
-        for (int u = 0; u < U; u++)
-            if (j < nv[u])
-                acc[u] = op.combine(acc[u], reduce_vec(op, v[u],
-                                                       idx[u] + (int64_t)((const T *)vp[u] - p[u]) +
-                                                           (int64_t)j * V));
+            for (int u = 0; u < U; u++)
+                if (j0 + d * G < nv[u])
+                    v[d][u] = load_vec(vp[u] + j0 + d * G);
+#pragma unroll
+        for (int d = 0; d < D; d++)
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int j = j0 + d * G;
+                if (j < nv[u])
+                    acc[u] =
+                        op.combine(acc[u], reduce_vec(op, v[d][u],
+                                                      idx[u] + (int64_t)((const T *)vp[u] - p[u]) +
+                                                          (int64_t)j * V));
+            }
     }
 }
 
@@ -279,6 +302,78 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) fill_kernel(Op op, void *o
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x)
         o[i] = v;
+}
+
+/* --- FULL: one contiguous range, grid-stride ----------------------------------------------- */
+
+struct full_args {
+    const void *in;
+    void *out;
+    int64_t n;     /* elements */
+    int64_t red_n; /* N of finalize */
+    void *partials;
+    unsigned *counters;
+};
+
+/* Thread g of S = gridDim * blockDim reads vectors g, g + S, g + 2S, ... with kUnroll in
+ * flight, so at any moment the whole grid reads one compact window of memory (blocks that each
+ * stream a contiguous chunk of their own read ~5% slower on an H200: the read-ceiling kernel's
+ * variants in `opnn bench`). The head before the first 16-byte boundary and the tail are
+ * scalar; each block's result goes to the workspace and the last block combines them in block
+ * order. The assignment is fixed by the grid, so results are bitwise reproducible. */
+template <class Op>
+__global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
+    full_kernel(Op op, full_args a)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    constexpr int V = 16 / sizeof(T);
+    __shared__ __align__(16) unsigned char s_raw[32 * sizeof(A)];
+    __shared__ int s_last;
+    A *s_warp = reinterpret_cast<A *>(s_raw);
+    const T *in = static_cast<const T *>(a.in);
+    const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t S = (int64_t)gridDim.x * blockDim.x;
+    const int64_t h0 = (int64_t)(((16u - ((unsigned)(uintptr_t)in & 15u)) & 15u) / sizeof(T));
+    const int64_t head = h0 < a.n ? h0 : a.n;
+    const int64_t nv = (a.n - head) / V, tail0 = head + nv * V;
+    const uint4 *vp = reinterpret_cast<const uint4 *>(in + head);
+
+    A acc[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++)
+        acc[u] = op.identity();
+    if (g < head)
+        acc[0] = op.map(in[g], g);
+    if (tail0 + g < a.n)
+        acc[kUnroll - 1] = op.map(in[tail0 + g], tail0 + g);
+    int64_t i = g;
+    for (; i + (kUnroll - 1) * S < nv; i += kUnroll * S) {
+        uint4 v[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++)
+            v[u] = load_vec(vp + i + u * S);
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++)
+            acc[u] = op.combine(acc[u], reduce_vec(op, v[u], head + (i + u * S) * V));
+    }
+    for (int u = 0; i < nv; i += S, u++)
+        acc[u] = op.combine(acc[u], reduce_vec(op, load_vec(vp + i), head + i * V));
+    A v = block_reduce(op, fold<Op, kUnroll>(op, acc), s_warp);
+    typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0)
+            out[0] = op.finalize(v, a.red_n);
+        return;
+    }
+    A *parts = static_cast<A *>(a.partials);
+    if (threadIdx.x == 0)
+        parts[blockIdx.x] = v;
+    if (arrive_last(a.counters, gridDim.x, &s_last)) {
+        v = block_combine(op, parts, gridDim.x, s_warp);
+        if (threadIdx.x == 0)
+            out[0] = op.finalize(v, a.red_n);
+    }
 }
 
 /* --- the inner view [R1, C, K] ------------------------------------------------------------- */
@@ -517,10 +612,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
     const int64_t nwarps = (int64_t)gridDim.x * wpb;
 
     for (int64_t t = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); t < a.tiles; t += nwarps) {
-        const int64_t base = t * 32 * kUnroll + lane;
-        uint4 v[kUnroll];
+        const int64_t base = t * 32 * kRowVecUnroll + lane;
+        uint4 v[kRowVecUnroll];
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
+        for (int u = 0; u < kRowVecUnroll; u++) {
             const int64_t i = base + u * 32;
             if (i < a.nvec) {
                 if (a.aligned) {
@@ -536,7 +631,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
             }
         }
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
+        for (int u = 0; u < kRowVecUnroll; u++) {
             const int64_t i = base + u * 32;
             /* rows are whole groups of g lanes: a group is all in range or all out */
             A acc = i < a.nvec ? reduce_vec(op, v[u], (int64_t)gl * V) : op.identity();
@@ -866,6 +961,17 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             inner_group_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         break;
     }
+    case OPNN_KERNEL_FULL: {
+        full_args a;
+        a.in = in;
+        a.out = out;
+        a.n = plan->r;
+        a.red_n = plan->red_numel;
+        a.partials = ws.partials;
+        a.counters = ws.counters;
+        full_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+        break;
+    }
     case OPNN_KERNEL_ROW_TINY: {
         tiny_args a;
         a.in = in;
@@ -916,7 +1022,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         while ((1 << a.log2g) < a.g)
             a.log2g++;
         a.nvec = plan->a * a.g;
-        a.tiles = (a.nvec + 32 * kUnroll - 1) / (32 * kUnroll);
+        a.tiles = (a.nvec + 32 * kRowVecUnroll - 1) / (32 * kRowVecUnroll);
         a.red_n = plan->red_numel;
         a.aligned = ((uintptr_t)in & 15u) == 0;
         row_vec_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
