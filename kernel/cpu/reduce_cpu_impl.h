@@ -383,8 +383,8 @@ static void RCF(row_one)(const RC_T *x, int64_t R, int64_t rs, RC_T *out, const 
 }
 
 /* RC_VL rows of at most RC_W elements: one leaf each, folded together by tfold. */
-static void RCF(rows_short_batch)(const RC_T *x, int64_t as, int64_t R, int64_t rs, RC_T *out,
-                                  const rc_fin *fin)
+static RC_ALWAYS_INLINE void RCF(rows_short_body)(const RC_T *x, int64_t as, int64_t R, int64_t rs,
+                                                  RC_T *out, const rc_fin *fin)
 {
     RC_V v[RC_VL], r;
 
@@ -405,15 +405,48 @@ static void RCF(rows_short_batch)(const RC_T *x, int64_t as, int64_t R, int64_t 
         RCF(put)(out + g, r[g], fin);
 }
 
+/* Batches [b0, b1) of RC_VL rows, RC_STREAMS sub-ranges of them read side by side (batch b0 + i
+ * with b0 + i + q, b0 + i + 2q ...). Common contiguous row lengths get a body of their own, so
+ * that a row is a few straight loads (row_tiny: 16). */
+static void RCF(rows_short_multi)(const RC_T *x, int64_t b0, int64_t b1, int64_t as, int64_t R,
+                                  int64_t rs, RC_T *out, const rc_fin *fin)
+{
+    int64_t q = (b1 - b0) / RC_STREAMS, ab = RC_VL * as;
+
+#define RC_SHORT_LOOP_(RR, SS)                                                                     \
+    do {                                                                                           \
+        for (int64_t i = 0; i < q; i++)                                                            \
+            for (int k = 0; k < RC_STREAMS; k++) {                                                 \
+                int64_t b = b0 + i + k * q;                                                        \
+                RCF(rows_short_body)(x + b * ab, as, RR, SS, out + b * RC_VL, fin);                \
+            }                                                                                      \
+        for (int64_t b = b0 + RC_STREAMS * q; b < b1; b++)                                         \
+            RCF(rows_short_body)(x + b * ab, as, RR, SS, out + b * RC_VL, fin);                    \
+    } while (0)
+    if (rs == 1 && R == RC_W)
+        RC_SHORT_LOOP_(RC_W, 1);
+    else if (rs == 1 && R == RC_W / 2)
+        RC_SHORT_LOOP_(RC_W / 2, 1);
+    else if (rs == 1 && R == RC_VL)
+        RC_SHORT_LOOP_(RC_VL, 1);
+    else if (rs == 1)
+        RC_SHORT_LOOP_(R, 1);
+    else
+        RC_SHORT_LOOP_(R, rs);
+#undef RC_SHORT_LOOP_
+}
+
 static void RCF(rows_short)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t rs, RC_T *out,
                             const rc_fin *fin)
 {
     int64_t nb = A / RC_VL;
     int t = rc_threads();
 
-#pragma omp parallel for schedule(static) if (t > 1 && A * R >= RC_PAR_MIN)
-    for (int64_t b = 0; b < nb; b++)
-        RCF(rows_short_batch)(x + b * RC_VL * as, as, R, rs, out + b * RC_VL, fin);
+#pragma omp parallel if (t > 1 && A * R >= RC_PAR_MIN)
+    {
+        int nt = omp_get_num_threads(), id = omp_get_thread_num();
+        RCF(rows_short_multi)(x, nb * id / nt, nb * (id + 1) / nt, as, R, rs, out, fin);
+    }
     for (int64_t a = nb * RC_VL; a < A; a++)
         RCF(row_one)(x + a * as, R, rs, out + a, fin);
 }
