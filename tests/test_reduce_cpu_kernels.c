@@ -295,6 +295,11 @@ static const big_case big_cases[] = {
     {"row_few", {"row_few", 2, {3, 300007}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW}},
     {"row_tiny", {"row_tiny", 2, {100003, 16}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW}},
     {"col_narrow", {"col_narrow", 2, {200003, 5}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL}},
+    /* one and two full vectors of columns: subtrees read row by row in step */
+    {"col_narrow_8", {"col_narrow_8", 2, {100003, 8}, true, {0}, AXES(1, 0), false,
+                      OPNN_CLASS_COL}},
+    {"col_narrow_16", {"col_narrow_16", 2, {100003, 16}, true, {0}, AXES(1, 0), false,
+                       OPNN_CLASS_COL}},
     {"col_wide", {"col_wide", 2, {301, 2050}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL}},
     {"middle", {"middle", 3, {2, 20001, 24}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE}},
     {"outer_inner", {"outer_inner", 3, {2001, 3, 150}, true, {0}, AXES(2, 0, 2), false,
