@@ -304,6 +304,9 @@ static const big_case big_cases[] = {
     {"middle", {"middle", 3, {2, 20001, 24}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE}},
     {"outer_inner", {"outer_inner", 3, {2001, 3, 150}, true, {0}, AXES(2, 0, 2), false,
                      OPNN_CLASS_OUTER_INNER}},
+    /* enough kept channels for every thread: each reads its slab of every outer index */
+    {"outer_inner_many_c", {"outer_inner_many_c", 3, {41, 37, 150}, true, {0}, AXES(2, 0, 2),
+                            false, OPNN_CLASS_OUTER_INNER}},
     {"outer_inner_short_runs", {"outer_inner_short_runs", 3, {20001, 7, 3}, true, {0},
                                 AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER}},
     {"outer_inner_short_runs_wide", {"outer_inner_short_runs_wide", 3, {3000, 100, 3}, true, {0},
