@@ -30,11 +30,9 @@
  * drops it from 4133 to 2553 GB/s (twice the units, each with a last-block combine). */
 #define SPLIT_MIN_CHUNK_BYTES (8 * 1024)
 /* Rows up to this size take a group of lanes (sub-warp or warp) each; longer ones a block.
- * seed_hw (12.5 KB rows): a warp per row 4146 GB/s, a block per row 1442 GB/s (a block per
- * short unit is bound by its start-up, its single round trip and the block-wide tree);
- * row_wide16 (32 KB): 16 lanes 3916, a block 3027 GB/s; row_wide (64 KB): a block 4133,
- * 16 lanes 4121 GB/s. */
-#define ROW_GROUP_MAX_BYTES (32 * 1024)
+ * row_wide (64 KB rows): a warp a row, one row at a time (ranges_for), 4520 GB/s; a block a
+ * row 4133 GB/s (H200). Longer rows are not measured. */
+#define ROW_GROUP_MAX_BYTES (64 * 1024)
 /* OUTER_INNER segments up to this many vectors go to the group kernel (lanes walk R1). Not
  * measured against the block kernel yet. */
 #define OUTER_INNER_GROUP_MAX_VEC 8
@@ -146,6 +144,7 @@ static void launch_reset(opnn_launch *l, int family, int kernel)
     l->split = 1;
     l->vec = 1;
     l->sub = 1;
+    l->ranges = OPNN_CUDA_UNROLL;
 }
 
 /* Blocks to launch for `units` units of unit_bytes each. The kernels stride over units, so any
@@ -285,21 +284,39 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
         launch_workspace(l, v->c * split, v->c);
 }
 
+/* Ranges (rows) in flight per group of `sub` lanes over rows of nvec vectors: one row walked
+ * OPNN_CUDA_UNROLL vectors deep when each lane has that many vectors of it, so fewer rows are
+ * open across the device at once; otherwise enough rows to keep OPNN_CUDA_UNROLL loads in
+ * flight. H200, a block per tile: seed_hw 4326 GB/s with one row a group against 4209 with
+ * four; row_wide 4520 (a warp a row) against 4133 (a block a row); row_wide16 4438 against
+ * 4012; row_mid 4623 against 4472. Four rows a group stay for short rows (row_tiny-like: one
+ * row a group reads 1827 GB/s, four 3508). */
+static int64_t ranges_for(int64_t nvec, int64_t sub)
+{
+    int64_t per_lane = nvec / sub;
+
+    return per_lane >= OPNN_CUDA_UNROLL ? 1 : per_lane >= 2 ? 2 : OPNN_CUDA_UNROLL;
+}
+
 static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props,
                              const inner_view *v, int family, int64_t sub)
 {
     opnn_launch *l = &p->launch;
     int64_t es = (int64_t)esize_of(p->dtype);
-    int64_t rows = (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL;
+    int64_t nvec = cdiv(v->k, 16 / es), ranges = ranges_for(nvec, sub);
+    int64_t rows = (OPNN_CUDA_BLOCK / sub) * ranges;
 
     launch_reset(l, family, OPNN_KERNEL_INNER_GROUP);
     l->vec = (int)(16 / es);
     l->sub = (int)sub;
+    l->ranges = (int)ranges;
     l->units = cdiv(v->c, rows);
-    /* many tiles: a persistent grid, whatever their size (blocks of groups have no block-wide
-     * step to amortise); seed_hw 4146 GB/s against 4100 with a block per tile, row_tiny 3512
-     * against 3237 (H200) */
-    if (l->units >= 2 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER))
+    /* one row a group (a smaller window): a block per tile, the hardware balances them;
+     * otherwise, many tiles: a persistent grid, whatever their size (blocks of groups have no
+     * block-wide step to amortise); row_tiny-like rows 3512 GB/s against 3237 (H200) */
+    if (ranges == 1)
+        l->grid_x = imax(1, imin(l->units, (int64_t)0x7fffffff));
+    else if (l->units >= 2 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER))
         l->grid_x = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
     else
         l->grid_x = grid_for(l->units, rows * v->r1 * v->k * es,
@@ -586,7 +603,7 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
         return OPNN_FAMILY_ROW_VEC;
     if (row_bytes <= ROW_GROUP_MAX_BYTES) {
         int64_t sub = group_sub_for(nvec, v->c, slots);
-        int64_t tiles = cdiv(v->c, (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL);
+        int64_t tiles = cdiv(v->c, (OPNN_CUDA_BLOCK / sub) * ranges_for(nvec, sub));
 
         /* enough row tiles to fill half the device; else (few rows, small_rows) a block per
          * row gives more loads in flight and one round trip of latency */

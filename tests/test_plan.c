@@ -1193,6 +1193,7 @@ static void check_launch(const opnn_reduce_plan *p)
         fail_msg("family %s: grid %lld, units %lld", opnn__cuda_family_name(l->family),
                  (long long)l->grid_x, (long long)l->units);
     assert_int_equal(l->block, OPNN_CUDA_BLOCK);
+    assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL);
     assert_int_equal(l->workspace_bytes, l->partial_bytes + (size_t)l->ncounters * 4u);
     if (l->split > 1)
         assert_true(l->partial_bytes > 0 && l->ncounters > 0);
@@ -1232,6 +1233,25 @@ static void launch__suite_shapes_on_h200(void **state)
     check_launch(&p);
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
     assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.ranges, 1); /* one row a warp at a time, a block per tile */
+    assert_int_equal(p.launch.units, 128 * 256 / (OPNN_CUDA_BLOCK / 32));
+    assert_int_equal(p.launch.grid_x, p.launch.units);
+
+    /* row_wide: 64 KB rows, one row a group too */
+    const int64_t wide[2] = {16384, 16384}, ax1[1] = {1};
+    plan_for(&p, 2, wide, 1, ax1);
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
+    assert_int_equal(p.launch.ranges, 1);
+
+    /* row_tiny-like short rows keep four rows in flight a group */
+    const int64_t shortrows[2] = {1 << 20, 24};
+    plan_for(&p, 2, shortrows, 1, ax1);
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
 
     /* bn_nhw: a block per (channel, third of N), partials combined by the last */
     plan_for(&p, 4, nchw, 3, nhw);

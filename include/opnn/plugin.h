@@ -16,8 +16,10 @@
 extern "C" {
 #endif
 
-/// Version of the registration ABI below. A plugin built against another version is refused.
-#define OP_ABI_VERSION 1u
+/// Version of the registration ABI below (and of opnn/reduce_plan.h's launch record, which a
+/// plugin's CUDA kernels follow). A plugin built against another version is refused.
+/// 2: opnn_launch.ranges, OPNN_KERNEL_FULL.
+#define OP_ABI_VERSION 2u
 
 /// Attribute value types.
 typedef enum op_attr_type {

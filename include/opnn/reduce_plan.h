@@ -97,6 +97,9 @@ typedef struct opnn_launch {
     int64_t tiles;          /* OUTER: column tiles per A index */
     int vec;                /* elements per 16-byte vector load (1: scalar loads) */
     int sub;                /* lanes per range (INNER), per output (GENERIC), BX (OUTER) */
+    int ranges;             /* INNER_BLOCK, INNER_GROUP: ranges (rows, segments, pieces) in
+                               flight per group, each OPNN_CUDA_UNROLL / ranges vectors deep:
+                               1, 2 or OPNN_CUDA_UNROLL */
     int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
     size_t partial_bytes;   /* partial results the launch writes and combines */
     size_t workspace_bytes; /* partial_bytes + counters */

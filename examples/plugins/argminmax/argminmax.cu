@@ -1,5 +1,7 @@
 /* argminmax's CUDA kernels: a (value, index) accumulator whose combine is commutative (ties and
  * NaNs broken by index), run by opnn's header-only kernel families. Semantics as in argminmax.c. */
+#include <type_traits>
+
 #include <opnn/cuda/reduce.cuh>
 
 #include "argminmax/argminmax.h"
@@ -9,89 +11,132 @@ namespace {
 
 using namespace opnn::cuda;
 
-/* Values become integer keys that order like the values for ArgMax (negated, ~, for ArgMin), with
- * NaN above everything and -0 equal to +0; then both ops keep the larger key. The accumulator is
- * (key, index); a combine is two compares and selects. With a 32-bit key and an axis shorter than
- * 2^31 the index is 32-bit too: an 8-byte accumulator, which the kernels run at the built-ins'
- * occupancy (a 16-byte one gets half: min_blocks in opnn/cuda/reduce.cuh). */
-template <class K, class I> struct arg_acc {
-    K k;
+/* The (value, index) accumulator: values as they are (16-bit floats widened to float, exactly),
+ * the index 32-bit when the axis is shorter than 2^31 (then an f32, f16, bf16 or int32 ArgMax
+ * has an 8-byte accumulator and runs at the built-ins' occupancy; a 16-byte one gets half:
+ * min_blocks in opnn/cuda/reduce.cuh). */
+template <class F, class I> struct arg_acc {
+    F v;
     I i;
 };
 
-template <class T> struct key_of {
-    using K = int32_t; /* f32, and f16/bf16 through f32 (exact) */
-    static __device__ __forceinline__ K key(T x)
-    {
-        const int32_t b = __float_as_int(elem<T>::to_acc(x)), a = b & INT32_MAX;
-        /* NaN (either sign) on top; -x below +x; -0 and +0 both 0 */
-        return a > 0x7f800000 ? INT32_MAX : b < 0 ? -a : a;
-    }
-    static __device__ __forceinline__ K neg(K k)
-    {
-        return k == INT32_MAX ? k : ~k;
-    } /* NaN stays top */
+template <class T> struct val_of {
+    using F = T;
+    static __device__ __forceinline__ F of(T x) { return x; }
 };
-template <> struct key_of<double> {
-    using K = int64_t;
-    static __device__ __forceinline__ K key(double x)
-    {
-        const int64_t b = __double_as_longlong(x), a = b & INT64_MAX;
-        return a > 0x7ff0000000000000ll ? INT64_MAX : b < 0 ? -a : a;
-    }
-    static __device__ __forceinline__ K neg(K k) { return k == INT64_MAX ? k : ~k; }
+template <> struct val_of<__half> {
+    using F = float;
+    static __device__ __forceinline__ F of(__half x) { return __half2float(x); }
 };
-template <> struct key_of<int32_t> {
-    using K = int32_t;
-    static __device__ __forceinline__ K key(int32_t x) { return x; }
-    static __device__ __forceinline__ K neg(K k) { return ~k; }
-};
-template <> struct key_of<int64_t> {
-    using K = int64_t;
-    static __device__ __forceinline__ K key(int64_t x) { return x; }
-    static __device__ __forceinline__ K neg(K k) { return ~k; }
+template <> struct val_of<__nv_bfloat16> {
+    using F = float;
+    static __device__ __forceinline__ F of(__nv_bfloat16 x) { return __bfloat162float(x); }
 };
 
-/* Max: the larger value wins (Max false: the smaller); Last: ties go to the larger index; I: the
- * index type (int32_t only for axes shorter than 2^31). */
+template <class F> __device__ __forceinline__ bool is_nan(F v)
+{
+    if constexpr (std::is_floating_point<F>::value)
+        return v != v;
+    else
+        return false;
+}
+
+/* The larger (Max) or smaller of a and b, NaN if either is NaN. */
+template <bool Max, class F> __device__ __forceinline__ F pick_nan(F a, F b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same<F, float>::value) {
+        float r;
+        if constexpr (Max)
+            asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        else
+            asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        return r;
+    }
+#endif
+    return (Max ? a > b : a < b) || is_nan(a) ? a : b;
+}
+
+/* Max: the larger value wins (Max false: the smaller); NaN beats every number; equal values (and
+ * two NaNs) go to the smaller index, or the larger with Last. */
 template <class T, bool Max, bool Last, class I> struct arg_op {
     using in_t = T;
-    using K = typename key_of<T>::K;
-    using acc_t = arg_acc<K, I>;
+    using F = typename val_of<T>::F;
+    using acc_t = arg_acc<F, I>;
     using out_t = int64_t;
-    /* the lowest key (a float's key is >= -0x7f800000; an integer's may equal it, and then the
-     * index decides) and an index that loses every tie */
+
+    static __device__ __forceinline__ F worst()
+    {
+        if constexpr (std::is_floating_point<F>::value)
+            return Max ? elem<F>::lowest() : elem<F>::highest();
+        else if constexpr (sizeof(F) == 4)
+            return Max ? (F)INT32_MIN : (F)INT32_MAX;
+        else
+            return Max ? (F)INT64_MIN : (F)INT64_MAX;
+    }
+    /* true when b wins over a */
+    static __device__ __forceinline__ bool beats(acc_t b, acc_t a)
+    {
+        const bool bn = is_nan(b.v), an = is_nan(a.v);
+        if (bn != an)
+            return bn;
+        if (!bn && b.v != a.v)
+            return Max ? b.v > a.v : b.v < a.v;
+        return Last ? b.i > a.i : b.i < a.i;
+    }
+    /* the worst value with an index that loses every tie: any element beats it */
     __device__ __forceinline__ acc_t identity() const
     {
-        return {sizeof(K) == 4 ? (K)INT32_MIN : (K)INT64_MIN,
-                Last ? (I)-1 : (I)(sizeof(I) == 4 ? (I)INT32_MAX : (I)INT64_MAX)};
+        return {worst(), Last ? (I)-1 : sizeof(I) == 4 ? (I)INT32_MAX : (I)INT64_MAX};
     }
     __device__ __forceinline__ acc_t map(in_t x, int64_t idx) const
     {
-        const K k = key_of<T>::key(x);
-        return {Max ? k : key_of<T>::neg(k), (I)idx};
+        return {val_of<T>::of(x), (I)idx};
     }
-    __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const
-    {
-        const bool b_wins = b.k > a.k || (b.k == a.k && (Last ? b.i > a.i : b.i < a.i));
-        return b_wins ? b : a;
-    }
+    __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const { return beats(b, a) ? b : a; }
     __device__ __forceinline__ out_t finalize(acc_t a, int64_t) const { return (int64_t)a.i; }
-    /* One 16-byte vector's elements, in index order: a running best key and its position, the
-     * same winner as a tree of combines (keys are totally ordered, ties go by index). */
-    __device__ __forceinline__ acc_t reduce_vec(const in_t *e, int64_t idx) const
+    /* An element strictly worse than the running best leaves it (one compare; a NaN or a tie
+     * takes the full combine). */
+    __device__ __forceinline__ acc_t fold(acc_t a, in_t x, int64_t idx) const
+    {
+        const F v = val_of<T>::of(x);
+        if (Max ? v < a.v : v > a.v)
+            return a;
+        return combine(a, {v, (I)idx});
+    }
+    /* A vector whose best (NaN-propagating max or min) is strictly worse than the running best
+     * leaves it: a few max instructions and one compare. Otherwise its elements are combined
+     * one by one, out of line, so the common path stays short (inlined and predicated, the
+     * combines cost every vector their instructions: row_mid read 0.69 of the ceiling). */
+    __device__ __forceinline__ acc_t fold_vec(acc_t a, const in_t *e, int64_t idx) const
     {
         constexpr int N = 16 / sizeof(T);
-        K best = map(e[0], 0).k;
-        int at = 0;
+        F f[N];
 #pragma unroll
-        for (int j = 1; j < N; j++) {
-            const K k = map(e[j], 0).k;
-            const bool take = Last ? k >= best : k > best;
-            best = take ? k : best;
-            at = take ? j : at;
+        for (int j = 0; j < N; j++)
+            f[j] = val_of<T>::of(e[j]);
+#pragma unroll
+        for (int s = 1; s < N; s *= 2)
+#pragma unroll
+            for (int j = 0; j + s < N; j += 2 * s)
+                f[j] = pick_nan<Max>(f[j], f[j + s]);
+        if (Max ? f[0] < a.v : f[0] > a.v)
+            return a;
+        uint4 v;
+        memcpy(&v, e, 16);
+        return fold_slow(a, v, idx);
+    }
+    static __device__ __noinline__ acc_t fold_slow(acc_t a, uint4 v, int64_t idx)
+    {
+        constexpr int N = 16 / sizeof(T);
+        T e[N];
+        memcpy(e, &v, 16);
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            const acc_t b = {val_of<T>::of(e[j]), (I)(idx + j)};
+            a = beats(b, a) ? b : a;
         }
-        return {best, (I)(idx + at)};
+        return a;
     }
 };
 
@@ -109,7 +154,7 @@ template <bool Max> op_status run(op_kernel_ctx *kc)
     const bool narrow = axis < x->ndim && x->shape[axis] <= INT32_MAX;
     return plugin::with_dtype<true>(kc, x->dtype, [&](auto t) {
         using T = typename decltype(t)::type;
-        if constexpr (sizeof(typename key_of<T>::K) == 4) {
+        if constexpr (sizeof(typename val_of<T>::F) == 4) {
             if (narrow)
                 return last ? plugin::cuda_reduce(kc, mask, arg_op<T, Max, true, int32_t>())
                             : plugin::cuda_reduce(kc, mask, arg_op<T, Max, false, int32_t>());

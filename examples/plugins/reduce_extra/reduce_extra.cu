@@ -23,9 +23,15 @@ __device__ __forceinline__ int64_t acc_abs(int64_t a)
 {
     return a < 0 ? (int64_t)(0 - (uint64_t)a) : a;
 }
+/* The hardware square root (sqrt.approx.f32, about 1 ulp; subnormals kept): the correctly rounded
+ * one takes a slow-path call that made ReduceL2 read col_short (a sqrt per 16 inputs) at 0.84 of
+ * the ceiling against ReduceSumSquare's 0.93 (H200). The sum of squares before it carries more
+ * rounding error than that ulp. */
 __device__ __forceinline__ float acc_sqrt(float a)
 {
-    return __fsqrt_rn(a);
+    float r;
+    asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(a));
+    return r;
 }
 __device__ __forceinline__ double acc_sqrt(double a)
 {

@@ -46,17 +46,6 @@ constexpr int kMinBlocks = OPNN_CUDA_BLOCKS_PER_SM;
 constexpr int kMinBlocksInner = OPNN_CUDA_BLOCKS_PER_SM_INNER;
 /* Longest range walk_ranges takes, in elements (its vector counts are ints). */
 constexpr int64_t kMaxRange = OPNN_CUDA_MAX_RANGE;
-/* Rounds of vectors each lane of walk_ranges has in flight per range (kUnroll ranges at once).
- * Kernel-side only: the planner does not depend on it. */
-#ifndef OPNN_CUDA_RANGE_DEPTH
-#define OPNN_CUDA_RANGE_DEPTH 1
-#endif
-constexpr int kRangeDepth = OPNN_CUDA_RANGE_DEPTH;
-/* 16-byte loads in flight per lane of row_vec_kernel (a warp tile is 32 * this vectors). */
-#ifndef OPNN_CUDA_ROWVEC_UNROLL
-#define OPNN_CUDA_ROWVEC_UNROLL OPNN_CUDA_UNROLL
-#endif
-constexpr int kRowVecUnroll = OPNN_CUDA_ROWVEC_UNROLL;
 
 /* The device workspace a launch may use: partials and self-resetting arrival counters (zeroed
  * once when allocated, reset by the last block of each launch). op_reduce_cuda_workspace gives
@@ -113,40 +102,63 @@ template <class A> __device__ __forceinline__ A shfl_xor(A v, int mask)
 
 /* --- reductions inside a vector, a group, a block ------------------------------------------ */
 
-/* An operator may reduce the V elements of one vector itself (they are in reduction order),
- * e.g. ArgMax with one running best and a 32-bit position instead of a tree of (value, index)
- * pairs: `acc_t reduce_vec(const in_t *e, int64_t idx) const`. */
-template <class Op, class = void> struct has_reduce_vec : std::false_type {
+/* An operator may fold elements into an accumulator itself, where that is cheaper than
+ * combine(acc, map(x, idx)): `acc_t fold(acc_t a, in_t x, int64_t idx) const` for one element
+ * and `acc_t fold_vec(acc_t a, const in_t *e, int64_t idx) const` for the V elements of one
+ * 16-byte vector (e[i] has index idx + i). ArgMax does: a vector whose largest value is below the
+ * running best costs a few max instructions and one compare, with no (value, index) pairs made.
+ * The result must equal the plain form's. */
+template <class Op, class = void> struct has_fold : std::false_type {
 };
 template <class Op>
-struct has_reduce_vec<Op, std::void_t<decltype(std::declval<const Op &>().reduce_vec(
-                              std::declval<const typename Op::in_t *>(), int64_t()))>>
+struct has_fold<
+    Op, std::void_t<decltype(std::declval<const Op &>().fold(
+            std::declval<typename Op::acc_t>(), std::declval<typename Op::in_t>(), int64_t()))>>
+    : std::true_type {
+};
+template <class Op, class = void> struct has_fold_vec : std::false_type {
+};
+template <class Op>
+struct has_fold_vec<Op, std::void_t<decltype(std::declval<const Op &>().fold_vec(
+                            std::declval<typename Op::acc_t>(),
+                            std::declval<const typename Op::in_t *>(), int64_t()))>>
     : std::true_type {
 };
 
-/* The V elements of one 16-byte vector, mapped and combined as a tree (or by the operator's
- * own reduce_vec). */
+/* a op map(x) */
 template <class Op>
-__device__ __forceinline__ typename Op::acc_t reduce_vec(const Op &op, const uint4 &v, int64_t idx)
+__device__ __forceinline__ typename Op::acc_t fold_elem(const Op &op, typename Op::acc_t a,
+                                                        typename Op::in_t x, int64_t idx)
+{
+    if constexpr (has_fold<Op>::value)
+        return op.fold(a, x, idx);
+    else
+        return op.combine(a, op.map(x, idx));
+}
+
+/* a op (the V elements of one 16-byte vector, mapped and combined as a tree) */
+template <class Op>
+__device__ __forceinline__ typename Op::acc_t fold_vec(const Op &op, typename Op::acc_t a,
+                                                       const uint4 &v, int64_t idx)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
     constexpr int V = 16 / sizeof(T);
     T e[V];
     memcpy(e, &v, 16);
-    if constexpr (has_reduce_vec<Op>::value) {
-        return op.reduce_vec(e, idx);
+    if constexpr (has_fold_vec<Op>::value) {
+        return op.fold_vec(a, e, idx);
     } else {
-        A a[V];
+        A t[V];
 #pragma unroll
         for (int i = 0; i < V; i++)
-            a[i] = op.map(e[i], idx + i);
+            t[i] = op.map(e[i], idx + i);
 #pragma unroll
         for (int s = 1; s < V; s *= 2)
 #pragma unroll
             for (int i = 0; i + s < V; i += 2 * s)
-                a[i] = op.combine(a[i], a[i + s]);
-        return a[0];
+                t[i] = op.combine(t[i], t[i + s]);
+        return op.combine(a, t[0]);
     }
 }
 
@@ -218,7 +230,7 @@ block_combine(const Op &op, const typename Op::acc_t *parts, int64_t n, typename
  * (n[u] == 0: none); idx[u] is the reduction index of its first element. The lanes of a group
  * (lane in [0, G)) stride over 16-byte vectors, so the U loads of one round are in flight
  * together; the head before the first 16-byte boundary and the tail are scalar. */
-template <class Op, int U>
+template <class Op, int U, int D = 1>
 __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_t *const (&p)[U],
                                             const int64_t (&n)[U], const int64_t (&idx)[U],
                                             int lane, int G, typename Op::acc_t (&acc)[U])
@@ -235,9 +247,9 @@ __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_
         const int64_t h0 = (int64_t)(((16u - ((unsigned)(uintptr_t)p[u] & 15u)) & 15u) / sizeof(T));
         const int64_t head = h0 < n[u] ? h0 : n[u];
         for (int64_t i = lane; i < head; i += G)
-            acc[u] = op.combine(acc[u], op.map(p[u][i], idx[u] + i));
+            acc[u] = fold_elem(op, acc[u], p[u][i], idx[u] + i);
         for (int64_t i = head + (n[u] - head) / V * V + lane; i < n[u]; i += G)
-            acc[u] = op.combine(acc[u], op.map(p[u][i], idx[u] + i));
+            acc[u] = fold_elem(op, acc[u], p[u][i], idx[u] + i);
     }
 #pragma unroll
     for (int u = 0; u < U; u++) {
@@ -249,7 +261,6 @@ __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_
     }
     /* D rounds of U loads in flight; each range still takes its vectors in order j, j + G, ...
      * so the result does not depend on D */
-    constexpr int D = kRangeDepth;
     for (int j0 = lane; j0 < maxnv; j0 += D * G) {
         uint4 v[D][U];
 #pragma unroll
@@ -264,10 +275,8 @@ __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_
             for (int u = 0; u < U; u++) {
                 const int j = j0 + d * G;
                 if (j < nv[u])
-                    acc[u] =
-                        op.combine(acc[u], reduce_vec(op, v[d][u],
-                                                      idx[u] + (int64_t)((const T *)vp[u] - p[u]) +
-                                                          (int64_t)j * V));
+                    acc[u] = fold_vec(op, acc[u], v[d][u],
+                                      idx[u] + (int64_t)((const T *)vp[u] - p[u]) + (int64_t)j * V);
             }
     }
 }
@@ -355,10 +364,10 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
             v[u] = load_vec(vp + i + u * S);
 #pragma unroll
         for (int u = 0; u < kUnroll; u++)
-            acc[u] = op.combine(acc[u], reduce_vec(op, v[u], head + (i + u * S) * V));
+            acc[u] = fold_vec(op, acc[u], v[u], head + (i + u * S) * V);
     }
     for (int u = 0; i < nv; i += S, u++)
-        acc[u] = op.combine(acc[u], reduce_vec(op, load_vec(vp + i), head + i * V));
+        acc[u] = fold_vec(op, acc[u], load_vec(vp + i), head + i * V);
     A v = block_reduce(op, fold<Op, kUnroll>(op, acc), s_warp);
     typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
     if (gridDim.x == 1) {
@@ -393,7 +402,8 @@ struct inner_args {
     unsigned *counters;
 };
 
-template <class Op>
+/* U ranges in flight per group, each walked kUnroll / U vectors deep (as inner_group_kernel). */
+template <class Op, int U>
 __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
     inner_block_kernel(Op op, inner_args a)
 {
@@ -424,11 +434,11 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
             k_hi = a.k;
         }
         const int64_t nseg = s_hi - s_lo, klen = k_hi - k_lo;
-        /* few segments: cut each into pieces so every group has U ranges (loads) in flight,
-         * each piece at least one vector per lane */
+        /* few segments: cut each into pieces so every group has U ranges in flight, each piece
+         * at least one vector per lane */
         int64_t pieces = 1;
-        if (nseg < ngroups * kUnroll) {
-            pieces = udiv(ngroups * kUnroll + nseg - 1, nseg);
+        if (nseg < ngroups * U) {
+            pieces = udiv(ngroups * U + nseg - 1, nseg);
             pieces = min(pieces, max((int64_t)1, udiv(klen, (int64_t)G * V)));
         }
         /* and short enough that a range's vector count fits an int */
@@ -441,15 +451,15 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
         const T *seg0 = in + c * a.c_stride + s_lo * a.r1_stride + k_lo;
         const int64_t idx0 = s_lo * a.k + k_lo;
 
-        A acc[kUnroll];
+        A acc[U];
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++)
+        for (int u = 0; u < U; u++)
             acc[u] = op.identity();
-        for (int64_t r0 = grp * kUnroll; r0 < nranges; r0 += ngroups * kUnroll) {
-            const T *p[kUnroll];
-            int64_t n[kUnroll], idx[kUnroll];
+        for (int64_t r0 = grp * U; r0 < nranges; r0 += ngroups * U) {
+            const T *p[U];
+            int64_t n[U], idx[U];
 #pragma unroll
-            for (int u = 0; u < kUnroll; u++) {
+            for (int u = 0; u < U; u++) {
                 const int64_t r = r0 + u;
                 const bool ok = r < nranges;
                 if (pieces == 1) {
@@ -465,9 +475,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
                     idx[u] = idx0 + s * a.k + lo;
                 }
             }
-            walk_ranges<Op, kUnroll>(op, p, n, idx, lane, G, acc);
+            walk_ranges<Op, U, kUnroll / U>(op, p, n, idx, lane, G, acc);
         }
-        A v = block_reduce(op, fold<Op, kUnroll>(op, acc), s_warp);
+        A v = block_reduce(op, fold<Op, U>(op, acc), s_warp);
         if (a.split == 1) {
             if (threadIdx.x == 0)
                 out[c] = op.finalize(v, a.red_n);
@@ -484,41 +494,45 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
     }
 }
 
-template <class Op>
+/* U rows in flight per group, each walked kUnroll / U vectors deep: kUnroll loads in flight a
+ * lane either way. U = 4 keeps 4 rows open per group; U = 1 reads one row at a time, so the
+ * whole grid has 4x fewer rows open (a smaller window of memory) at the same depth. */
+template <class Op, int U>
 __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
     inner_group_kernel(Op op, inner_args a)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
+    static_assert(U >= 1 && kUnroll % U == 0, "U divides kUnroll");
     const T *in = static_cast<const T *>(a.in);
     typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
     const int G = a.sub, lane = threadIdx.x & (G - 1), grp = threadIdx.x / G;
-    const int64_t ngroups = blockDim.x / G, per_tile = ngroups * kUnroll;
+    const int64_t ngroups = blockDim.x / G, per_tile = ngroups * U;
 
     for (int64_t t = blockIdx.x; t < a.units; t += gridDim.x) {
-        int64_t c[kUnroll];
-        A acc[kUnroll];
+        int64_t c[U];
+        A acc[U];
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
+        for (int u = 0; u < U; u++) {
             /* consecutive groups take consecutive outputs: one load instruction of a warp
              * covers consecutive rows */
             c[u] = t * per_tile + u * ngroups + grp;
             acc[u] = op.identity();
         }
         for (int64_t r1 = 0; r1 < a.r1; r1++) {
-            const T *p[kUnroll];
-            int64_t n[kUnroll], idx[kUnroll];
+            const T *p[U];
+            int64_t n[U], idx[U];
 #pragma unroll
-            for (int u = 0; u < kUnroll; u++) {
+            for (int u = 0; u < U; u++) {
                 const bool ok = c[u] < a.c;
                 p[u] = in + (ok ? c[u] : 0) * a.c_stride + r1 * a.r1_stride;
                 n[u] = ok ? a.k : 0;
                 idx[u] = r1 * a.k;
             }
-            walk_ranges<Op, kUnroll>(op, p, n, idx, lane, G, acc);
+            walk_ranges<Op, U, kUnroll / U>(op, p, n, idx, lane, G, acc);
         }
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
+        for (int u = 0; u < U; u++) {
             const A v = group_reduce(op, acc[u], G);
             if (lane == 0 && c[u] < a.c)
                 out[c[u]] = op.finalize(v, a.red_n);
@@ -580,7 +594,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tiny_kernel(Op op, tin
             const T *row = s + pad + r * a.k;
             A acc = op.identity();
             for (int64_t k = 0; k < a.k; k++)
-                acc = op.combine(acc, op.map(row[k], k));
+                acc = fold_elem(op, acc, row[k], k);
             out[row0 + r] = op.finalize(acc, a.red_n);
         }
         __syncthreads();
@@ -612,10 +626,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
     const int64_t nwarps = (int64_t)gridDim.x * wpb;
 
     for (int64_t t = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); t < a.tiles; t += nwarps) {
-        const int64_t base = t * 32 * kRowVecUnroll + lane;
-        uint4 v[kRowVecUnroll];
+        const int64_t base = t * 32 * kUnroll + lane;
+        uint4 v[kUnroll];
 #pragma unroll
-        for (int u = 0; u < kRowVecUnroll; u++) {
+        for (int u = 0; u < kUnroll; u++) {
             const int64_t i = base + u * 32;
             if (i < a.nvec) {
                 if (a.aligned) {
@@ -631,10 +645,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
             }
         }
 #pragma unroll
-        for (int u = 0; u < kRowVecUnroll; u++) {
+        for (int u = 0; u < kUnroll; u++) {
             const int64_t i = base + u * 32;
             /* rows are whole groups of g lanes: a group is all in range or all out */
-            A acc = i < a.nvec ? reduce_vec(op, v[u], (int64_t)gl * V) : op.identity();
+            A acc = i < a.nvec ? fold_vec(op, op.identity(), v[u], (int64_t)gl * V) : op.identity();
             acc = group_reduce(op, acc, a.g);
             if (gl == 0 && i < a.nvec)
                 out[i >> a.log2g] = op.finalize(acc, a.red_n);
@@ -710,8 +724,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
                 for (int u = 0; u < kUnroll; u++)
 #pragma unroll
                     for (int e = 0; e < VEC; e++)
-                        acc[u % NACC][e] =
-                            op.combine(acc[u % NACC][e], op.map(x[u][e], r + u * BY));
+                        acc[u % NACC][e] = fold_elem(op, acc[u % NACC][e], x[u][e], r + u * BY);
             }
             for (; r < r_hi; r += BY) {
                 const T *q = col + r * p.r_stride;
@@ -724,7 +737,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
                 }
 #pragma unroll
                 for (int e = 0; e < VEC; e++)
-                    acc[0][e] = op.combine(acc[0][e], op.map(x[e], r));
+                    acc[0][e] = fold_elem(op, acc[0][e], x[e], r);
             }
         } else if (b0 < p.b) {
             const int64_t nb = p.b - b0;
@@ -732,7 +745,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
 #pragma unroll
                 for (int e = 0; e < VEC; e++)
                     if (e < nb)
-                        acc[0][e] = op.combine(acc[0][e], op.map(col[r * p.r_stride + e], r));
+                        acc[0][e] = fold_elem(op, acc[0][e], col[r * p.r_stride + e], r);
         }
         A res[VEC];
 #pragma unroll
@@ -852,7 +865,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) generic_kernel(Op op, gene
             A run = op.identity();
             int cnt = 0;
             for (int64_t f = lo; f < hi; f++) {
-                run = op.combine(run, op.map(in[base + off], f));
+                run = fold_elem(op, run, in[base + off], f);
                 if (++cnt == kGenericRun) {
                     acc = op.combine(acc, run);
                     run = op.identity();
@@ -955,10 +968,19 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.sub = l.sub;
         a.partials = ws.partials;
         a.counters = ws.counters;
-        if (l.kernel == OPNN_KERNEL_INNER_BLOCK)
-            inner_block_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+        /* ranges in flight per group */
+        if (l.kernel == OPNN_KERNEL_INNER_BLOCK && l.ranges == 1)
+            inner_block_kernel<Op, 1><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+        else if (l.kernel == OPNN_KERNEL_INNER_BLOCK && l.ranges == 2)
+            inner_block_kernel<Op, 2><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+        else if (l.kernel == OPNN_KERNEL_INNER_BLOCK)
+            inner_block_kernel<Op, kUnroll><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+        else if (l.ranges == 1)
+            inner_group_kernel<Op, 1><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+        else if (l.ranges == 2)
+            inner_group_kernel<Op, 2><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         else
-            inner_group_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+            inner_group_kernel<Op, kUnroll><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         break;
     }
     case OPNN_KERNEL_FULL: {
@@ -1022,7 +1044,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         while ((1 << a.log2g) < a.g)
             a.log2g++;
         a.nvec = plan->a * a.g;
-        a.tiles = (a.nvec + 32 * kRowVecUnroll - 1) / (32 * kRowVecUnroll);
+        a.tiles = (a.nvec + 32 * kUnroll - 1) / (32 * kUnroll);
         a.red_n = plan->red_numel;
         a.aligned = ((uintptr_t)in & 15u) == 0;
         row_vec_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
