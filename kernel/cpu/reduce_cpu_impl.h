@@ -18,6 +18,12 @@
  *     RC_COMB(a, b)   a combined with b (both RC_A): associative up to rounding
  *     RC_VCOMB(a, b)  the same, lane by lane, on two RC_V
  *     RC_FINAL(a, f)  the result (an RC_A) from accumulator a and f, a const rc_fin * (N, 1/N)
+ *   optionally, per reduction (#undef'd at the end of this file too):
+ *     RC_VCOMB_NONAN(a, b)  RC_VCOMB when no lane of b is NaN (Max, Min: without the NaN step)
+ *     RC_VNAN_OR(m, a, b)   m with the lanes where a or b is NaN set; RC_VANY(m): any set
+ *   optionally, per dtype:
+ *     RC_VLOAD_PAIR(p, lo, hi)     2 * RC_VL elements from p into lo and hi, lanes in some order
+ *     RC_VPAIR_ORDER(lo, hi, a, b) that order undone: a gets elements 0 .. RC_VL - 1, b the rest
  *   and RC_ISA, a token naming the instruction set (base, avx2), set by the translation unit.
  *
  * Combining with RC_IDENT must give back the other operand exactly (x + 0 with x never -0,
@@ -535,6 +541,57 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
 {
     RC_V a[8];
 
+#if defined(RC_VLOAD_PAIR)
+    if (nv % 2 == 0) {
+        /* 2 * RC_VL columns per load, their lanes permuted (the dtype's RC_VLOAD_PAIR), put
+         * back in order at the end: each column still sums its rows in order, bit for bit */
+        RC_UNROLL8
+        for (int k = 0; k < nv; k++)
+            a[k] = RCF(splat)(RC_IDENT);
+        for (int64_t r = 0; r < nrows; r++) {
+            const RC_T *p = x + (off ? off[r] : r * rs);
+            RC_UNROLL8
+            for (int k = 0; k < nv; k += 2) {
+                RC_V lo, hi;
+                RC_VLOAD_PAIR(p + k * RC_VL, lo, hi);
+                a[k] = RC_VCOMB(a[k], lo);
+                a[k + 1] = RC_VCOMB(a[k + 1], hi);
+            }
+        }
+        RC_UNROLL8
+        for (int k = 0; k < nv; k += 2)
+            RC_VPAIR_ORDER(a[k], a[k + 1], res[k], res[k + 1]);
+        return;
+    }
+#endif
+#if defined(RC_VCOMB_NONAN)
+    {
+        /* no NaN among the inputs: the combine without its NaN step (col_wide Max 0.73 -> 0.77
+         * of the read ceiling, A/B on the 2-core VM); else the tile again below, exactly */
+        RC_V nan = RCF(splat)(0);
+        RC_UNROLL8
+        for (int k = 0; k < nv; k++)
+            a[k] = RCF(splat)(RC_IDENT);
+        for (int64_t r = 0; r < nrows; r++) {
+            const RC_T *p = x + (off ? off[r] : r * rs);
+            RC_V b[8];
+            RC_UNROLL8
+            for (int k = 0; k < nv; k++) {
+                b[k] = RC_VLOAD(p + k * RC_VL);
+                a[k] = RC_VCOMB_NONAN(a[k], b[k]);
+            }
+            RC_UNROLL8
+            for (int k = 0; k < nv; k += 2)
+                nan = RC_VNAN_OR(nan, b[k], b[k + 1 < nv ? k + 1 : k]);
+        }
+        if (!RC_VANY(nan)) {
+            RC_UNROLL8
+            for (int k = 0; k < nv; k++)
+                res[k] = a[k];
+            return;
+        }
+    }
+#endif
     RC_UNROLL8
     for (int k = 0; k < nv; k++)
         a[k] = RCF(splat)(RC_IDENT);
@@ -1215,6 +1272,9 @@ static void RCF(run)(const opnn_reduce_plan *pl, const void *in, void *outp)
 
 #undef RCF
 #undef RC_W
+#undef RC_VCOMB_NONAN
+#undef RC_VNAN_OR
+#undef RC_VANY
 #undef RC_NAME
 #undef RC_IDENT
 #undef RC_COMB

@@ -89,6 +89,27 @@ OPNN_VINLINE opnn_v8f opnn__vload_bf16(const uint16_t *p)
 #endif
 }
 
+#if defined(RC_USE_AVX2)
+/* 16 bf16 from p as f32: *even gets elements 0, 2, ... 14, *odd 1, 3, ... 15 (lane j of each
+ * from the j-th 32-bit word); opnn__vorder_pair_f32 puts them back in order. */
+OPNN_VINLINE void opnn__vload_bf16_pair(const uint16_t *p, opnn_v8f *even, opnn_v8f *odd)
+{
+    __m256i w;
+    memcpy(&w, p, sizeof w);
+    *even = (opnn_v8f)_mm256_slli_epi32(w, 16);
+    *odd = (opnn_v8f)_mm256_and_si256(w, _mm256_set1_epi32((int)0xffff0000u));
+}
+
+/* even, odd as opnn__vload_bf16_pair left them -> elements 0..7 in *a, 8..15 in *b. */
+OPNN_VINLINE void opnn__vorder_pair_f32(opnn_v8f even, opnn_v8f odd, opnn_v8f *a, opnn_v8f *b)
+{
+    __m256 lo = _mm256_unpacklo_ps((__m256)even, (__m256)odd); /* 0 1 2 3 | 8 9 10 11 */
+    __m256 hi = _mm256_unpackhi_ps((__m256)even, (__m256)odd); /* 4 5 6 7 | 12 13 14 15 */
+    *a = (opnn_v8f)_mm256_permute2f128_ps(lo, hi, 0x20);
+    *b = (opnn_v8f)_mm256_permute2f128_ps(lo, hi, 0x31);
+}
+#endif
+
 OPNN_VINLINE opnn_v4l opnn__vload_i32(const int32_t *p)
 {
 #if defined(RC_USE_AVX2)
@@ -182,6 +203,18 @@ static inline int64_t opnn__min_i64(int64_t a, int64_t b)
 #define opnn__vmin_f32(a, b) OPNN_VMINMAX_X86_(opnn_v8f, opnn_v8i, _mm256_min_ps, OPNN_QNAN32, a, b)
 #define opnn__vmax_f64(a, b) OPNN_VMINMAX_X86_(opnn_v4d, opnn_v4l, _mm256_max_pd, OPNN_QNAN64, a, b)
 #define opnn__vmin_f64(a, b) OPNN_VMINMAX_X86_(opnn_v4d, opnn_v4l, _mm256_min_pd, OPNN_QNAN64, a, b)
+/* The same when b holds no NaN (then the NaN step adds nothing), and a NaN detector to check
+ * that afterwards: m with the lanes where a or b is NaN set, and whether any is. */
+#define opnn__vmax_nonan_f32(a, b) ((opnn_v8f)_mm256_max_ps((b), (a)))
+#define opnn__vmin_nonan_f32(a, b) ((opnn_v8f)_mm256_min_ps((b), (a)))
+#define opnn__vmax_nonan_f64(a, b) ((opnn_v4d)_mm256_max_pd((b), (a)))
+#define opnn__vmin_nonan_f64(a, b) ((opnn_v4d)_mm256_min_pd((b), (a)))
+#define opnn__vnan_or_f32(m, a, b)                                                                 \
+    ((opnn_v8f)_mm256_or_ps((m), _mm256_cmp_ps((a), (b), _CMP_UNORD_Q)))
+#define opnn__vnan_or_f64(m, a, b)                                                                 \
+    ((opnn_v4d)_mm256_or_pd((m), _mm256_cmp_pd((a), (b), _CMP_UNORD_Q)))
+#define opnn__vany_f32(m) (_mm256_movemask_ps((__m256)(m)) != 0)
+#define opnn__vany_f64(m) (_mm256_movemask_pd((__m256d)(m)) != 0)
 #else
 #define opnn__vmax_f32(a, b) OPNN_VMINMAX_(opnn_v8f, opnn_v8i, >, OPNN_QNAN32, a, b)
 #define opnn__vmin_f32(a, b) OPNN_VMINMAX_(opnn_v8f, opnn_v8i, <, OPNN_QNAN32, a, b)
