@@ -105,16 +105,17 @@ template <class T, bool Max, bool Last, class I> struct arg_op {
         return combine(a, {v, (I)idx});
     }
     /* A vector whose best (NaN-propagating max or min) is strictly worse than the running best
-     * leaves it: a few max instructions and one compare. Otherwise its elements are combined
-     * one by one, out of line, so the common path stays short (inlined and predicated, the
-     * combines cost every vector their instructions: row_mid read 0.69 of the ceiling). */
+     * leaves it: a few max instructions and one compare. One strictly better (no NaN on either
+     * side) takes its best value at its first (Last: last) position. Ties and NaNs are combined
+     * element by element, out of line, so the common paths stay short (inlined and predicated,
+     * those combines cost every vector their instructions: row_mid read 0.69 of the ceiling). */
     __device__ __forceinline__ acc_t fold_vec(acc_t a, const in_t *e, int64_t idx) const
     {
         constexpr int N = 16 / sizeof(T);
-        F f[N];
+        F g[N], f[N];
 #pragma unroll
         for (int j = 0; j < N; j++)
-            f[j] = val_of<T>::of(e[j]);
+            f[j] = g[j] = val_of<T>::of(e[j]);
 #pragma unroll
         for (int s = 1; s < N; s *= 2)
 #pragma unroll
@@ -122,6 +123,15 @@ template <class T, bool Max, bool Last, class I> struct arg_op {
                 f[j] = pick_nan<Max>(f[j], f[j + s]);
         if (Max ? f[0] < a.v : f[0] > a.v)
             return a;
+        if (Max ? f[0] > a.v : f[0] < a.v) {
+            int at = Last ? 0 : N - 1;
+#pragma unroll
+            for (int j = 0; j < N; j++) {
+                const int k = Last ? j : N - 1 - j;
+                at = g[k] == f[0] ? k : at;
+            }
+            return {f[0], (I)(idx + at)};
+        }
         uint4 v;
         memcpy(&v, e, 16);
         return fold_slow(a, v, idx);
