@@ -33,9 +33,7 @@ extern "C" {
 #define OPNN_CUDA_BLOCKS_PER_SM 4
 /* The inner kernels (four ranges of 16-byte vectors walked at once) need up to 85 registers a
  * thread: compiled for 3 resident blocks, 768 threads x 4 loads = 48 KB in flight per SM. */
-#ifndef OPNN_CUDA_BLOCKS_PER_SM_INNER
 #define OPNN_CUDA_BLOCKS_PER_SM_INNER 3
-#endif
 /* Largest accumulator a partial result needs (8 for the built-ins; 16 leaves room for the
  * (value, index) pairs of ArgMax/ArgMin). */
 #define OPNN_CUDA_MAX_ACC_BYTES 16
