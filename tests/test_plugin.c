@@ -211,7 +211,10 @@ static void plugin__run_while_loading_and_unloading(void **state)
     pthread_t th[2];
     for (int i = 0; i < 2; i++)
         assert_int_equal(pthread_create(&th[i], NULL, runner, &c), 0);
-    for (int i = 0; i < 200; i++) {
+    /* at least 200 loads, and on until both runners have run a while (on a loaded machine
+     * they may not be scheduled before 200 loads are done); 100000 loads at most */
+    for (int i = 0; i < 200 || (__atomic_load_n(&c.runs, __ATOMIC_RELAXED) < 200 && i < 100000);
+         i++) {
         op_plugin *p = NULL;
         assert_int_equal(op_load_plugin(PLUGIN("tp_good"), &p), OP_OK);
         assert_int_equal(op_unload_plugin(p), OP_OK);
