@@ -8,18 +8,20 @@
  *   full_kernel         FULL: one contiguous range read grid-stride (the whole grid on one window
  *                       of memory), a partial per block, the last block combines them in order.
  *   inner_block_kernel  view [R1, C, K], K contiguous: a block per (output, split) unit; groups of
- *                       `sub` lanes walk `ranges` ranges at once (whole segments, or pieces of
- *                       a long one), OPNN_CUDA_UNROLL 16-byte loads in flight; block tree; with a
- * split, the partial goes to the workspace and the last block to arrive (a counter that resets
- * itself) combines the partials in split order. inner_group_kernel  same view, `sub` (1..32) lanes
- * per output, `ranges` outputs in flight per group (1: one row at a time, 4 vectors deep), a
- * shuffle tree per output. Rows of any alignment. row_vec_kernel      ROW of 2..32 whole 16-byte
- * vectors, rows contiguous: a warp reads 32 consecutive vectors; groups of G lanes reduce a row
- * each. row_tiny_kernel     ROW with K * size <= 16 bytes and contiguous rows: 16-byte chunks
- * spanning rows are staged through shared memory, then a thread per row. outer_kernel        view
- * [A, R, B], B contiguous: BX threads across B (VEC elements each), BY across rows, rows split into
- * slices combined like the inner split. generic_kernel      any merged-dims layout: `sub` lanes per
- * output walk the reduced dims.
+ *                       `sub` lanes walk `ranges` ranges at once (segments, or pieces of a long
+ *                       one), OPNN_CUDA_UNROLL 16-byte loads in flight; block tree; with a split,
+ *                       the partial goes to the workspace and the last block to arrive (a counter
+ *                       that resets itself) combines the partials in split order.
+ *   inner_group_kernel  same view, `sub` (1..32) lanes per output, `ranges` outputs in flight
+ *                       per group (1: one row at a time, 4 vectors deep), a shuffle tree per
+ *                       output. Rows of any alignment.
+ *   row_vec_kernel      ROW of 2..32 whole 16-byte vectors, rows contiguous: a warp reads 32
+ *                       consecutive vectors; groups of G lanes reduce a row each.
+ *   row_tiny_kernel     ROW with K * size <= 16 bytes and contiguous rows: 16-byte chunks spanning
+ *                       rows are staged through shared memory, then a thread per row.
+ *   outer_kernel        view [A, R, B], B contiguous: BX threads across B (VEC elements each), BY
+ *                       across rows, rows split into slices combined like the inner split.
+ *   generic_kernel      any merged-dims layout: `sub` lanes per output walk the reduced dims.
  *
  * Every range is read as a scalar head up to the first 16-byte boundary, 16-byte vectors, and a
  * scalar tail, so rows of odd length or odd offset still stream with wide loads. No float
