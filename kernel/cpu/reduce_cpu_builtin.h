@@ -18,11 +18,15 @@
 #define RC_LOAD(p) (*(p))
 #define RC_VLOAD(p) opnn__vload_f32(p)
 #define RC_STORE(p, a) (*(p) = (a))
+#if defined(RC_USE_AVX2)
+#define RC_VSTORE_NT(p, v) opnn__vstore_nt_f32(p, v)
+#endif
 #include "kernel/cpu/reduce_cpu_kinds_float.h"
 #undef RC_T
 #undef RC_LOAD
 #undef RC_VLOAD
 #undef RC_STORE
+#undef RC_VSTORE_NT
 #undef RCD_NAME
 
 /* --- f16: accumulate in f32, round to nearest even once at the end --- */
@@ -73,6 +77,9 @@
 #define RC_LOAD(p) (*(p))
 #define RC_VLOAD(p) opnn__vload_f64(p)
 #define RC_STORE(p, a) (*(p) = (a))
+#if defined(RC_USE_AVX2)
+#define RC_VSTORE_NT(p, v) opnn__vstore_nt_f64(p, v)
+#endif
 #include "kernel/cpu/reduce_cpu_kinds_float.h"
 #undef RC_T
 #undef RC_A
@@ -81,6 +88,7 @@
 #undef RC_LOAD
 #undef RC_VLOAD
 #undef RC_STORE
+#undef RC_VSTORE_NT
 #undef RCD_NAME
 #undef RCD_AN
 

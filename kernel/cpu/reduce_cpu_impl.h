@@ -732,7 +732,24 @@ static void RCF(fold_panels)(RC_V *buf, int64_t stride, int64_t nv, int64_t lo, 
 static void RCF(cput)(const RCF(colg) * g, RC_T *out, const RC_V *acc, int64_t cols)
 {
     if (g->G == 1) {
-        for (int64_t j = 0; j < cols; j++)
+        int64_t j = 0;
+#if defined(RC_VSTORE_NT)
+        if (g->bos == 1 && (uintptr_t)out % sizeof(RC_T) == 0) {
+            /* whole vectors of outputs straight to memory, no read for ownership (col_short
+             * writes 64 MiB): the first few one by one up to a vector's alignment */
+            int64_t lead = (int64_t)((sizeof(RC_V) - (uintptr_t)out % sizeof(RC_V)) % sizeof(RC_V) /
+                                     sizeof(RC_T));
+            for (; j < lead && j < cols; j++)
+                RCF(put)(out + j, acc[j / RC_VL][j % RC_VL], g->fin);
+            for (; j + RC_VL <= cols; j += RC_VL) {
+                RC_V v;
+                for (int l = 0; l < RC_VL; l++)
+                    v[l] = RC_FINAL(acc[(j + l) / RC_VL][(j + l) % RC_VL], g->fin);
+                RC_VSTORE_NT(out + j, v);
+            }
+        }
+#endif
+        for (; j < cols; j++)
             RCF(put)(out + j * g->bos, acc[j / RC_VL][j % RC_VL], g->fin);
         return;
     }
@@ -948,6 +965,7 @@ static void RCF(cols_run)(RCF(colg) * g)
         }
         free(st);
         free(scratch);
+        RC_SFENCE();
     }
     if (!g->buf)
         return;

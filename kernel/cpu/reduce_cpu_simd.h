@@ -130,6 +130,16 @@ OPNN_VINLINE opnn_v4l opnn__vload_i64(const int64_t *p)
     return v;
 }
 
+/* --- non-temporal stores of whole vectors (32-byte aligned p); RC_SFENCE orders them before
+ * the thread's later stores, as other threads must see them after the parallel region --- */
+#if defined(RC_USE_AVX2)
+#define opnn__vstore_nt_f32(p, v) _mm256_stream_ps((float *)(p), (__m256)(v))
+#define opnn__vstore_nt_f64(p, v) _mm256_stream_pd((double *)(p), (__m256d)(v))
+#define RC_SFENCE() _mm_sfence()
+#else
+#define RC_SFENCE() ((void)0)
+#endif
+
 /* --- max / min: NaN wins wherever it is ---
  *
  * max(a, b) is (b > a ? b : a), which is x86's MAXPS(b, a), made NaN when b is NaN by setting
