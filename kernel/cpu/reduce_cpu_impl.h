@@ -551,6 +551,9 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
         for (int64_t r = 0; r < nrows; r++) {
             const RC_T *p = x + (off ? off[r] : r * rs);
             RC_UNROLL8
+            for (int q = 0; q < (int)(nv * RC_VL * sizeof(RC_T)); q += 64)
+                RC_PREFETCH((const char *)p + RC_COL_PREFETCH_BYTES + q);
+            RC_UNROLL8
             for (int k = 0; k < nv; k += 2) {
                 RC_V lo, hi;
                 RC_VLOAD_PAIR(p + k * RC_VL, lo, hi);
@@ -576,6 +579,9 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
             const RC_T *p = x + (off ? off[r] : r * rs);
             RC_V b[8];
             RC_UNROLL8
+            for (int q = 0; q < (int)(nv * RC_VL * sizeof(RC_T)); q += 64)
+                RC_PREFETCH((const char *)p + RC_COL_PREFETCH_BYTES + q);
+            RC_UNROLL8
             for (int k = 0; k < nv; k++) {
                 b[k] = RC_VLOAD(p + k * RC_VL);
                 a[k] = RC_VCOMB_NONAN(a[k], b[k]);
@@ -597,6 +603,9 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
         a[k] = RCF(splat)(RC_IDENT);
     for (int64_t r = 0; r < nrows; r++) {
         const RC_T *p = x + (off ? off[r] : r * rs);
+        RC_UNROLL8
+        for (int q = 0; q < (int)(nv * RC_VL * sizeof(RC_T)); q += 64)
+            RC_PREFETCH((const char *)p + RC_COL_PREFETCH_BYTES + q);
         RC_UNROLL8
         for (int k = 0; k < nv; k++)
             a[k] = RC_VCOMB(a[k], RC_VLOAD(p + k * RC_VL));
