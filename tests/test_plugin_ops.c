@@ -130,16 +130,7 @@ static void plugin_ops__random_cases_match_reference(void **state)
 
 /* --- the families' large classes (threads, split trees) --------------------------------------- */
 
-typedef struct big_case {
-    const char *name;
-    int32_t ndim;
-    int64_t shape[4];
-    int naxes;
-    int64_t axes[4];
-    bool transpose; /* storage with the first two dims swapped */
-} big_case;
-
-static const big_case big_cases[] = {
+static const ts_xbig big_cases[] = {
     {"full", 1, {1 << 17}, 0, {0}, false},
     {"few_long_rows", 2, {3, 70001}, 1, {1}, false},
     {"many_short_rows", 2, {1 << 15, 5}, 1, {1}, false},
@@ -154,7 +145,7 @@ static const big_case big_cases[] = {
 
 static void plugin_ops__large_classes_match_reference(void **state)
 {
-    const big_case *b = (const big_case *)*state;
+    const ts_xbig *b = (const ts_xbig *)*state;
     uint64_t seed = ts_seed(b->name);
     ts_rng rng = {seed};
     for (int op = 0; op < TS_X_COUNT; op++) {
@@ -164,25 +155,7 @@ static void plugin_ops__large_classes_match_reference(void **state)
             if (!served((ts_xop)op, dtypes[d]))
                 continue;
             ts_xcase c;
-            memset(&c, 0, sizeof(c));
-            c.ndim = b->ndim;
-            memcpy(c.shape, b->shape, sizeof(b->shape));
-            c.naxes = b->naxes;
-            memcpy(c.axes, b->axes, sizeof(b->axes));
-            c.keepdims = (int)(d % 2);
-            c.noop = -1;
-            c.select_last = ts_xop_is_arg((ts_xop)op) ? (int)(d % 2) : -1;
-            c.compact = !b->transpose;
-            c.offset = (int64_t)d % 3;
-            if (b->transpose) { /* dims 0 and 1 swapped in storage */
-                int64_t st = 1;
-                for (int i = b->ndim - 1; i >= 2; i--) {
-                    c.strides[i] = st;
-                    st *= b->shape[i];
-                }
-                c.strides[0] = st;
-                c.strides[1] = st * b->shape[0];
-            }
+            ts_xcase_from_big(b, d, (ts_xop)op, &c);
             ts_xfill_mode mode = ts_xop_is_arg((ts_xop)op) ? TS_XFILL_TIES : TS_XFILL_PLAIN;
             check_case(&rng, seed, (ts_xop)op, dtypes[d], &c, mode, b->name);
         }

@@ -135,16 +135,7 @@ static void plugin_ops_cuda__random_cases_match_reference(void **state)
 
 /* --- shapes that reach the split families ----------------------------------------------------- */
 
-typedef struct big_case {
-    const char *name;
-    int32_t ndim;
-    int64_t shape[4];
-    int naxes;
-    int64_t axes[4];
-    bool transpose; /* storage with the first two dims swapped */
-} big_case;
-
-static const big_case big_cases[] = {
+static const ts_xbig big_cases[] = {
     {"full_split", 1, {1 << 22}, 0, {0}, false},
     {"row_split", 2, {4, 1 << 20}, 1, {1}, false},
     {"row_block", 2, {64, 100003}, 1, {1}, false},
@@ -165,7 +156,7 @@ static void plugin_ops_cuda__split_families_match_reference(void **state)
     if (!ts_have_cuda())
         skip();
 #if defined(OPNN_HAVE_CUDA)
-    const big_case *b = (const big_case *)*state;
+    const ts_xbig *b = (const ts_xbig *)*state;
     uint64_t seed = ts_seed(b->name);
     ts_rng rng = {seed};
     for (int op = 0; op < TS_X_COUNT; op++) {
@@ -176,25 +167,7 @@ static void plugin_ops_cuda__split_families_match_reference(void **state)
             if (!served((ts_xop)op, dtypes[d]))
                 continue;
             ts_xcase c;
-            memset(&c, 0, sizeof(c));
-            c.ndim = b->ndim;
-            memcpy(c.shape, b->shape, sizeof(b->shape));
-            c.naxes = b->naxes;
-            memcpy(c.axes, b->axes, sizeof(b->axes));
-            c.keepdims = (int)(d % 2);
-            c.noop = -1;
-            c.select_last = arg ? (int)(d % 2) : -1;
-            c.compact = !b->transpose;
-            c.offset = (int64_t)d % 3; /* misaligned starts: scalar heads before the vectors */
-            if (b->transpose) {
-                int64_t st = 1;
-                for (int i = b->ndim - 1; i >= 2; i--) {
-                    c.strides[i] = st;
-                    st *= b->shape[i];
-                }
-                c.strides[0] = st;
-                c.strides[1] = st * b->shape[0];
-            }
+            ts_xcase_from_big(b, d, (ts_xop)op, &c);
             /* ArgMax on few distinct values: ties across blocks and splits */
             check_case(&rng, seed, (ts_xop)op, dtypes[d], &c, arg ? TS_XFILL_TIES : TS_XFILL_PLAIN,
                        b->name);

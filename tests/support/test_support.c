@@ -511,6 +511,29 @@ bool ts_xop_floats_only(ts_xop op)
     return op == TS_X_LOGSUM || op == TS_X_LOGSUMEXP;
 }
 
+void ts_xcase_from_big(const ts_xbig *b, size_t d, ts_xop op, ts_xcase *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->ndim = b->ndim;
+    memcpy(c->shape, b->shape, sizeof(b->shape));
+    c->naxes = b->naxes;
+    memcpy(c->axes, b->axes, sizeof(b->axes));
+    c->keepdims = (int)(d % 2);
+    c->noop = -1;
+    c->select_last = ts_xop_is_arg(op) ? (int)(d % 2) : -1;
+    c->compact = !b->transpose;
+    c->offset = (int64_t)d % 3;
+    if (b->transpose) { /* dims 0 and 1 swapped in storage */
+        int64_t st = 1;
+        for (int i = b->ndim - 1; i >= 2; i--) {
+            c->strides[i] = st;
+            st *= b->shape[i];
+        }
+        c->strides[0] = st;
+        c->strides[1] = st * b->shape[0];
+    }
+}
+
 void ts_xcase_random(ts_rng *r, ts_xop op, int64_t max_elems, ts_xcase *c)
 {
     const bool arg = ts_xop_is_arg(op);

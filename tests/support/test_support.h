@@ -114,6 +114,20 @@ typedef struct ts_xcase {
     int select_last; /* -1: not set (ArgMax/ArgMin only) */
 } ts_xcase;
 
+/* A fixed large shape meant to reach one kernel family (its threads, split trees). */
+typedef struct ts_xbig {
+    const char *name;
+    int32_t ndim;
+    int64_t shape[4];
+    int naxes;
+    int64_t axes[4];
+    bool transpose; /* storage with the first two dims swapped */
+} ts_xbig;
+
+/* The case of b for the d-th dtype of a sweep: keepdims and (ArgMax/ArgMin) select_last_index
+ * alternate with d, the start is offset by d % 3 elements (scalar heads before the vectors). */
+void ts_xcase_from_big(const ts_xbig *b, size_t d, ts_xop op, ts_xcase *c);
+
 /* A random case for op: rank 0..5 (1..5 for ArgMax/ArgMin), sizes 0..7 with an occasional long
  * dim, permuted or padded or zero strides, a byte offset, random axes and flags; at most about
  * max_elems elements. ArgMax/ArgMin never get an empty reduced axis. */
