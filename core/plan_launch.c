@@ -23,7 +23,7 @@
  * one block, 5.2 us split; at 1 MB one block takes 18.1 us, 64 blocks of 16 KB 7.0 us. */
 #define FULL_SMALL_MAX_BYTES (32 * 1024)
 /* A FULL split gives each block at least this much (mid_full above), and never more blocks
- * than are resident: full (1 GiB), 396 blocks of 2.7 MB, 4.33 TB/s. */
+ * than are resident: full (1 GiB) runs 528 blocks grid-stride, 4442 GB/s (H200). */
 #define FULL_MIN_BLOCK_BYTES (16 * 1024)
 /* A row or segment is split into units of at least this many bytes, and only when there are
  * too few rows to fill the device (choose_split): splitting the 16384 rows of row_wide in two
@@ -298,13 +298,19 @@ static int64_t ranges_for(int64_t nvec, int64_t sub)
     return per_lane >= OPNN_CUDA_UNROLL ? 1 : per_lane >= 2 ? 2 : OPNN_CUDA_UNROLL;
 }
 
+/* Rows of one group-kernel tile: a block's groups times the rows each has in flight. */
+static int64_t group_tile_rows(int64_t nvec, int64_t sub)
+{
+    return (OPNN_CUDA_BLOCK / sub) * ranges_for(nvec, sub);
+}
+
 static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props,
                              const inner_view *v, int family, int64_t sub)
 {
     opnn_launch *l = &p->launch;
     int64_t es = (int64_t)esize_of(p->dtype);
     int64_t nvec = cdiv(v->k, 16 / es), ranges = ranges_for(nvec, sub);
-    int64_t rows = (OPNN_CUDA_BLOCK / sub) * ranges;
+    int64_t rows = group_tile_rows(nvec, sub);
 
     launch_reset(l, family, OPNN_KERNEL_INNER_GROUP);
     l->vec = (int)(16 / es);
@@ -603,7 +609,7 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
         return OPNN_FAMILY_ROW_VEC;
     if (row_bytes <= ROW_GROUP_MAX_BYTES) {
         int64_t sub = group_sub_for(nvec, v->c, slots);
-        int64_t tiles = cdiv(v->c, (OPNN_CUDA_BLOCK / sub) * ranges_for(nvec, sub));
+        int64_t tiles = cdiv(v->c, group_tile_rows(nvec, sub));
 
         /* enough row tiles to fill half the device; else (few rows, small_rows) a block per
          * row gives more loads in flight and one round trip of latency */
@@ -620,7 +626,7 @@ static int outer_inner_family(const opnn_reduce_plan *p, const opnn_device_props
 {
     int64_t nvec = cdiv(v->k, (int64_t)(16 / esize_of(p->dtype)));
     int64_t sub = group_sub_for(nvec, v->c, device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER));
-    int64_t tiles = cdiv(v->c, (OPNN_CUDA_BLOCK / sub) * OPNN_CUDA_UNROLL);
+    int64_t tiles = cdiv(v->c, group_tile_rows(nvec, sub));
 
     /* short segments and many outputs: lanes per output walk R1 (no partials). Segments walked
      * as rows in memory order with a partial each and a per-channel combine by the last group
