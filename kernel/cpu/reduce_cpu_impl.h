@@ -533,6 +533,19 @@ typedef struct RCF(colg) {
     RC_V *buf;
 } RCF(colg);
 
+/* Row r of a column tile (at x + off[r], or x + r * rs when off is NULL), with the same bytes of
+ * the row RC_COL_PREFETCH_BYTES ahead prefetched. */
+static RC_ALWAYS_INLINE const RC_T *RCF(ctile_row)(const RC_T *x, const int64_t *off, int64_t rs,
+                                                   int64_t r, const int nv)
+{
+    const RC_T *p = x + (off ? off[r] : r * rs);
+
+    RC_UNROLL8
+    for (int q = 0; q < (int)(nv * RC_VL * sizeof(RC_T)); q += 64)
+        RC_PREFETCH((const char *)p + RC_COL_PREFETCH_BYTES + q);
+    return p;
+}
+
 /* nrows rows of nv consecutive vectors, row r at x + off[r], or at x + r * rs when off is NULL;
  * nv and whether off is NULL are constants after inlining, so the accumulators stay in
  * registers (an offset table costs col_narrow 1.0 -> 0.82 of the streaming read). */
@@ -549,10 +562,7 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
         for (int k = 0; k < nv; k++)
             a[k] = RCF(splat)(RC_IDENT);
         for (int64_t r = 0; r < nrows; r++) {
-            const RC_T *p = x + (off ? off[r] : r * rs);
-            RC_UNROLL8
-            for (int q = 0; q < (int)(nv * RC_VL * sizeof(RC_T)); q += 64)
-                RC_PREFETCH((const char *)p + RC_COL_PREFETCH_BYTES + q);
+            const RC_T *p = RCF(ctile_row)(x, off, rs, r, nv);
             RC_UNROLL8
             for (int k = 0; k < nv; k += 2) {
                 RC_V lo, hi;
@@ -576,11 +586,8 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
         for (int k = 0; k < nv; k++)
             a[k] = RCF(splat)(RC_IDENT);
         for (int64_t r = 0; r < nrows; r++) {
-            const RC_T *p = x + (off ? off[r] : r * rs);
+            const RC_T *p = RCF(ctile_row)(x, off, rs, r, nv);
             RC_V b[8];
-            RC_UNROLL8
-            for (int q = 0; q < (int)(nv * RC_VL * sizeof(RC_T)); q += 64)
-                RC_PREFETCH((const char *)p + RC_COL_PREFETCH_BYTES + q);
             RC_UNROLL8
             for (int k = 0; k < nv; k++) {
                 b[k] = RC_VLOAD(p + k * RC_VL);
@@ -602,10 +609,7 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
     for (int k = 0; k < nv; k++)
         a[k] = RCF(splat)(RC_IDENT);
     for (int64_t r = 0; r < nrows; r++) {
-        const RC_T *p = x + (off ? off[r] : r * rs);
-        RC_UNROLL8
-        for (int q = 0; q < (int)(nv * RC_VL * sizeof(RC_T)); q += 64)
-            RC_PREFETCH((const char *)p + RC_COL_PREFETCH_BYTES + q);
+        const RC_T *p = RCF(ctile_row)(x, off, rs, r, nv);
         RC_UNROLL8
         for (int k = 0; k < nv; k++)
             a[k] = RC_VCOMB(a[k], RC_VLOAD(p + k * RC_VL));
