@@ -134,6 +134,19 @@ static int64_t choose_split(int64_t base, int64_t n, int64_t slots, int64_t max_
     return best;
 }
 
+/* Units per output for the block kernel (each unit one block, a grid of all of them): as many
+ * as still fit in one wave of `slots` resident blocks, at most max_split, at least 1. A second,
+ * partial wave costs what a full one does, and smaller units only add per-unit start-up. H200,
+ * block kernel at 3 blocks/SM (396 slots): [256, 64, 12544] over (0, 2): 384 units 185 us,
+ * 256 units 193 us, 512 units 209 us; [16, 32, 65536]: 256 units 37 us, 512 units 41 us;
+ * [64, 4194304] rows: 384 units 244 us, 512 units 262 us; bn_nhw: 256 units 98.5 us, 512 units
+ * 109 us; [64, 512, 784]: 512 channels, no split, 32 us against 76 us for 6656 units of 5
+ * segments each (the wave-filling split before). */
+static int64_t one_wave_split(int64_t outputs, int64_t slots, int64_t max_split)
+{
+    return imax(1, imin(max_split, slots / imax(1, outputs)));
+}
+
 static void launch_reset(opnn_launch *l, int family, int kernel)
 {
     memset(l, 0, sizeof *l);
@@ -244,17 +257,21 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
     l->vec = (int)vec;
     l->sub = OPNN_CUDA_BLOCK;
 
+    /* one range at a time, OPNN_CUDA_UNROLL vectors deep (a smaller window of memory open):
+     * [4096, 65536] rows 240 us against 246 us with four ranges; and a unit of several segments
+     * is walked as one flat sequence, only in the kernel's ranges == 1 form */
+    l->ranges = 1;
     if (family == OPNN_FAMILY_ROW_BLOCK) {
         split = 1;
     } else if (family == OPNN_FAMILY_ROW_SPLIT) {
-        split = choose_split(v->c * v->r1, v->k, slots, seg_bytes / SPLIT_MIN_CHUNK_BYTES);
+        split = one_wave_split(v->c * v->r1, slots, seg_bytes / SPLIT_MIN_CHUNK_BYTES);
         if (split < 2 && seg_bytes >= 2 * SPLIT_MIN_CHUNK_BYTES)
             split = 2;
     } else { /* OUTER_INNER: split over R1 first, then within segments */
-        split = choose_split(v->c, v->r1, slots, v->r1);
+        split = one_wave_split(v->c, slots, v->r1);
         if (split >= v->r1 && v->r1 * v->c < slots) {
             int64_t pieces =
-                choose_split(v->c * v->r1, v->k, slots, imax(1, seg_bytes / SPLIT_MIN_CHUNK_BYTES));
+                one_wave_split(v->c * v->r1, slots, imax(1, seg_bytes / SPLIT_MIN_CHUNK_BYTES));
 
             split = v->r1 * pieces; /* chunk mode: `pieces` chunks per segment */
         }
@@ -616,7 +633,7 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
         if (2 * tiles >= slots)
             return sub == 32 ? OPNN_FAMILY_ROW_WARP : OPNN_FAMILY_ROW_SUBWARP;
     }
-    if (choose_split(v->c, v->k, slots, row_bytes / SPLIT_MIN_CHUNK_BYTES) > 1)
+    if (one_wave_split(v->c, slots, row_bytes / SPLIT_MIN_CHUNK_BYTES) > 1)
         return OPNN_FAMILY_ROW_SPLIT;
     return OPNN_FAMILY_ROW_BLOCK;
 }

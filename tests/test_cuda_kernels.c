@@ -210,6 +210,9 @@ static const shape_case family_cases[] = {
     {"outer_inner_short", 3, S(100, 300, 5), S(0), false, 2, S(0, 2), 0},
     {"outer_inner_nchw", 4, S(4, 8, 14, 14), S(0), false, 3, S(0, 2, 3), 0},
     {"outer_inner_offset", 3, S(64, 200, 99), S(0), false, 2, S(0, 2), 1},
+    /* several segments a block (the flat walk): vectors, then elements (odd K) */
+    {"outer_inner_flat", 3, S(300, 3, 64), S(0), false, 2, S(0, 2), 0},
+    {"outer_inner_flat_odd", 3, S(257, 5, 49), S(0), false, 2, S(0, 2), 0},
     {"generic", 4, S(6, 7, 8, 9), S(0), false, 2, S(0, 2), 0},
     {"generic_strided", 3, S(5, 6, 7), S(300, 2, 43), true, 2, S(0, 1), 1},
     {"size_one_dims", 4, S(1, 500, 1, 3), S(0), false, 2, S(1, 3), 0},

@@ -1253,15 +1253,36 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
     assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
 
-    /* bn_nhw: a block per (channel, third of N), partials combined by the last */
+    /* bn_nhw: a block per channel walks its 128 segments as one flat sequence (ranges 1);
+     * 256 units fit one wave of 3 x 132 blocks, so no split and no partials */
     plan_for(&p, 4, nchw, 3, nhw);
     opnn__reduce_plan_launch(&p, &h200);
     check_launch(&p);
     assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_BLOCK);
-    assert_int_equal(p.launch.split, 3);
-    assert_int_equal(p.launch.units, 256 * 3);
-    assert_int_equal(p.launch.ncounters, 256);
+    assert_int_equal(p.launch.ranges, 1);
+    assert_int_equal(p.launch.split, 1);
+    assert_int_equal(p.launch.units, 256);
+    assert_int_equal(p.launch.ncounters, 0);
+
+    /* fewer channels: each split over N into as many units as still fit one wave */
+    const int64_t nchw64[4] = {256, 64, 112, 112};
+    plan_for(&p, 4, nchw64, 3, nhw);
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
+    assert_int_equal(p.launch.split, 6);
+    assert_int_equal(p.launch.units, 64 * 6);
+    assert_int_equal(p.launch.ncounters, 64);
+
+    /* long rows, many of them: a block per row, no split */
+    const int64_t longrows[2] = {4096, 65536};
+    plan_for(&p, 2, longrows, 1, ax1);
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_BLOCK);
+    assert_int_equal(p.launch.ranges, 1);
+    assert_int_equal(p.launch.units, 4096);
 }
 
 /* Every family a random shape admits gives a launch within the limits; the planner's own

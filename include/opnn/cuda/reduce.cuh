@@ -49,6 +49,8 @@ constexpr int kMinBlocks = OPNN_CUDA_BLOCKS_PER_SM;
 constexpr int kMinBlocksInner = OPNN_CUDA_BLOCKS_PER_SM_INNER;
 /* Longest range walk_ranges takes, in elements (its vector counts are ints). */
 constexpr int64_t kMaxRange = OPNN_CUDA_MAX_RANGE;
+/* Most elements one block's flat walk over several segments takes (its counts are ints). */
+constexpr int64_t kMaxFlat = (int64_t)1 << 30;
 
 /* The device workspace a launch may use: partials and self-resetting arrival counters (zeroed
  * once when allocated, reset by the last block of each launch). op_reduce_cuda_workspace gives
@@ -296,6 +298,74 @@ __device__ __forceinline__ typename Op::acc_t fold(const Op &op, typename Op::ac
     return acc[0];
 }
 
+/* Walks `nseg` segments of `len` items each as one flat sequence: the block's threads stride
+ * over it, kUnroll (16-byte vectors, VEC) or 4 * kUnroll (elements) loads in flight a thread,
+ * whatever the segment length, so short segments leave no lanes idle. Segment s starts at
+ * seg0 + s * seg_stride elements and its reduction indices at idx0 + s * idx_stride; VEC needs
+ * every segment 16-byte aligned and len counted in vectors. Returns this thread's partial. */
+template <class Op, bool VEC>
+__device__ __forceinline__ typename Op::acc_t
+walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, int len, int nseg,
+              int64_t idx0, int64_t idx_stride)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    constexpr int V = VEC ? 16 / sizeof(T) : 1;
+    /* element loads: 16 in flight (4 for 8-byte types, whose registers are scarcer) */
+    constexpr int L = VEC ? kUnroll : sizeof(T) >= 8 ? kUnroll : 16;
+    constexpr int NA = kUnroll;               /* accumulators: load u folds into f[u % NA] */
+    const int B = blockDim.x, n = nseg * len; /* the caller keeps n < 2^31 */
+    /* a stride of B items moves qb segments and rb items on */
+    const int qb = B / len, rb = B - qb * len;
+    int i = threadIdx.x, s = i / len, o = i - s * len;
+    A f[NA];
+#pragma unroll
+    for (int u = 0; u < NA; u++)
+        f[u] = op.identity();
+    for (; i + (L - 1) * B < n; i += L * B) {
+        int64_t id[L];
+        using X = std::conditional_t<VEC, uint4, T>;
+        X x[L];
+#pragma unroll
+        for (int u = 0; u < L; u++) {
+            const T *q = seg0 + (int64_t)s * seg_stride + o * V;
+            if constexpr (VEC)
+                x[u] = load_vec(q);
+            else
+                x[u] = __ldg(q);
+            id[u] = idx0 + (int64_t)s * idx_stride + o * V;
+            s += qb;
+            o += rb;
+            if (o >= len) {
+                o -= len;
+                s++;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < L; u++) {
+            if constexpr (VEC)
+                f[u % NA] = fold_vec(op, f[u % NA], x[u], id[u]);
+            else
+                f[u % NA] = fold_elem(op, f[u % NA], x[u], id[u]);
+        }
+    }
+    for (; i < n; i += B) {
+        const T *q = seg0 + (int64_t)s * seg_stride + o * V;
+        const int64_t id = idx0 + (int64_t)s * idx_stride + o * V;
+        if constexpr (VEC)
+            f[0] = fold_vec(op, f[0], load_vec(q), id);
+        else
+            f[0] = fold_elem(op, f[0], __ldg(q), id);
+        s += qb;
+        o += rb;
+        if (o >= len) {
+            o -= len;
+            s++;
+        }
+    }
+    return fold<Op, NA>(op, f);
+}
+
 /* Resident blocks per SM the kernels are compiled for: the built-ins' accumulators (8 bytes at
  * most) fit the default register budget; a 16-byte accumulator (ArgMax's (value, index)) spilled
  * in the inner and outer kernels at 85 and 64 registers a thread, so it gets 2 blocks (128). */
@@ -420,6 +490,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
     typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
     const int G = a.sub, lane = threadIdx.x & (G - 1), grp = threadIdx.x / G;
     const int64_t ngroups = blockDim.x / G;
+    /* every segment starts on a 16-byte boundary: the flat walk reads vectors */
+    const bool flat_vec = ((uintptr_t)in & 15u) == 0 && a.k % V == 0 && a.r1_stride % V == 0 &&
+                          (a.c == 1 || a.c_stride % V == 0);
 
     for (int64_t unit = blockIdx.x; unit < a.units; unit += gridDim.x) {
         const int64_t c = udiv(unit, a.split), j = unit - c * a.split;
@@ -437,20 +510,6 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
             k_hi = a.k;
         }
         const int64_t nseg = s_hi - s_lo, klen = k_hi - k_lo;
-        /* few segments: cut each into pieces so every group has U ranges in flight, each piece
-         * at least one vector per lane */
-        int64_t pieces = 1;
-        if (nseg < ngroups * U) {
-            pieces = udiv(ngroups * U + nseg - 1, nseg);
-            pieces = min(pieces, max((int64_t)1, udiv(klen, (int64_t)G * V)));
-        }
-        /* and short enough that a range's vector count fits an int */
-        if (klen > kMaxRange)
-            pieces = max(pieces, (klen + kMaxRange - 1) / kMaxRange);
-        int64_t piece = (udiv(klen + pieces - 1, pieces) + V - 1) / V * V;
-        piece = max(piece, (int64_t)V);
-        pieces = udiv(klen + piece - 1, piece);
-        const int64_t nranges = nseg * pieces;
         const T *seg0 = in + c * a.c_stride + s_lo * a.r1_stride + k_lo;
         const int64_t idx0 = s_lo * a.k + k_lo;
 
@@ -458,27 +517,55 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
 #pragma unroll
         for (int u = 0; u < U; u++)
             acc[u] = op.identity();
-        for (int64_t r0 = grp * U; r0 < nranges; r0 += ngroups * U) {
-            const T *p[U];
-            int64_t n[U], idx[U];
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                const int64_t r = r0 + u;
-                const bool ok = r < nranges;
-                if (pieces == 1) {
-                    p[u] = seg0 + r * a.r1_stride;
-                    n[u] = ok ? klen : 0;
-                    idx[u] = idx0 + r * a.k;
-                } else {
-                    /* pieces > 1 only for fewer segments than ranges in flight: small r */
-                    const unsigned s = (unsigned)r / (unsigned)pieces;
-                    const int64_t lo = (r - (int64_t)s * pieces) * piece;
-                    p[u] = seg0 + s * a.r1_stride + lo;
-                    n[u] = ok ? min(piece, klen - lo) : 0;
-                    idx[u] = idx0 + s * a.k + lo;
-                }
+        bool flat = false;
+        if constexpr (U == 1) /* (the planner's choice for OUTER_INNER; it keeps U = 4 in 80
+                               * registers for 8-byte types) */
+            flat = nseg > 1 && nseg * klen < kMaxFlat;
+        if (flat) {
+            /* several segments: one flat walk over all of them (bn_nhw-like [N, C, HW]) */
+            if (flat_vec)
+                acc[0] = walk_segments<Op, true>(op, seg0, a.r1_stride, (int)(klen / V), (int)nseg,
+                                                 idx0, a.k);
+            else
+                acc[0] = walk_segments<Op, false>(op, seg0, a.r1_stride, (int)klen, (int)nseg, idx0,
+                                                  a.k);
+        } else {
+            /* few segments: cut each into pieces so every group has U ranges in flight, each piece
+             * at least one vector per lane */
+            int64_t pieces = 1;
+            if (nseg < ngroups * U) {
+                pieces = udiv(ngroups * U + nseg - 1, nseg);
+                pieces = min(pieces, max((int64_t)1, udiv(klen, (int64_t)G * V)));
             }
-            walk_ranges<Op, U, kUnroll / U>(op, p, n, idx, lane, G, acc);
+            /* and short enough that a range's vector count fits an int */
+            if (klen > kMaxRange)
+                pieces = max(pieces, (klen + kMaxRange - 1) / kMaxRange);
+            int64_t piece = (udiv(klen + pieces - 1, pieces) + V - 1) / V * V;
+            piece = max(piece, (int64_t)V);
+            pieces = udiv(klen + piece - 1, piece);
+            const int64_t nranges = nseg * pieces;
+            for (int64_t r0 = grp * U; r0 < nranges; r0 += ngroups * U) {
+                const T *p[U];
+                int64_t n[U], idx[U];
+#pragma unroll
+                for (int u = 0; u < U; u++) {
+                    const int64_t r = r0 + u;
+                    const bool ok = r < nranges;
+                    if (pieces == 1) {
+                        p[u] = seg0 + r * a.r1_stride;
+                        n[u] = ok ? klen : 0;
+                        idx[u] = idx0 + r * a.k;
+                    } else {
+                        /* pieces > 1 only for fewer segments than ranges in flight: small r */
+                        const unsigned s = (unsigned)r / (unsigned)pieces;
+                        const int64_t lo = (r - (int64_t)s * pieces) * piece;
+                        p[u] = seg0 + s * a.r1_stride + lo;
+                        n[u] = ok ? min(piece, klen - lo) : 0;
+                        idx[u] = idx0 + s * a.k + lo;
+                    }
+                }
+                walk_ranges<Op, U, kUnroll / U>(op, p, n, idx, lane, G, acc);
+            }
         }
         A v = block_reduce(op, fold<Op, U>(op, acc), s_warp);
         if (a.split == 1) {
