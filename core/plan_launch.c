@@ -334,10 +334,11 @@ static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props
     l->sub = (int)sub;
     l->ranges = (int)ranges;
     l->units = cdiv(v->c, rows);
-    /* one row a group (a smaller window): a block per tile, the hardware balances them;
+    /* one row a group (a smaller window), or a thread a row: a block per tile, the hardware
+     * balances them ([33554432, 4] rows, a thread each: 178 us against 194 us persistent);
      * otherwise, many tiles: a persistent grid, whatever their size (blocks of groups have no
      * block-wide step to amortise); row_tiny-like rows 3512 GB/s against 3237 (H200) */
-    if (ranges == 1)
+    if (ranges == 1 || sub == 1)
         l->grid_x = imax(1, imin(l->units, (int64_t)0x7fffffff));
     else if (l->units >= 2 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER))
         l->grid_x = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
@@ -386,6 +387,10 @@ static int row_vec_lanes(const opnn_reduce_plan *p, const inner_view *v)
     if (v->r1 != 1 || (v->c > 1 && v->c_stride != v->k) || row_bytes % 16 != 0)
         return 0;
     int64_t g = row_bytes / 16;
+    /* 16-bit rows of more than 4 vectors convert and shuffle more than the group kernel costs:
+     * [2097152, 128] bf16 163 us here, 136 us with 4-lane groups (H200) */
+    if (es == 2 && g > 4)
+        return 0;
     return g >= 2 && g <= 32 && (g & (g - 1)) == 0 ? (int)g : 0;
 }
 

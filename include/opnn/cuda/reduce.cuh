@@ -91,6 +91,27 @@ template <class A> __device__ __forceinline__ A load_cg(const A *p)
     return r;
 }
 
+/* A streaming store (st.global.cs) of an output written once and not read back: ROW_VEC's
+ * outputs, 1/16 of row_tiny's traffic, read 3% faster so (H200, 276 against 285 us). */
+template <class O> __device__ __forceinline__ void store_stream(O *p, O v)
+{
+    if constexpr (sizeof(O) == 4) {
+        unsigned w;
+        memcpy(&w, &v, 4);
+        asm volatile("st.global.cs.b32 [%0], %1;" ::"l"(p), "r"(w) : "memory");
+    } else if constexpr (sizeof(O) == 8) {
+        unsigned long long w;
+        memcpy(&w, &v, 8);
+        asm volatile("st.global.cs.b64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
+    } else if constexpr (sizeof(O) == 2) {
+        unsigned short w;
+        memcpy(&w, &v, 2);
+        asm volatile("st.global.cs.b16 [%0], %1;" ::"l"(p), "h"(w) : "memory");
+    } else {
+        *p = v;
+    }
+}
+
 template <class A> __device__ __forceinline__ A shfl_xor(A v, int mask)
 {
     static_assert(sizeof(A) % 4 == 0, "accumulators are a multiple of 4 bytes");
@@ -311,8 +332,9 @@ walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, i
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
     constexpr int V = VEC ? 16 / sizeof(T) : 1;
-    /* element loads: 16 in flight (4 for 8-byte types, whose registers are scarcer) */
-    constexpr int L = VEC ? kUnroll : sizeof(T) >= 8 ? kUnroll : 16;
+    /* element loads: 16 in flight (4 for 8-byte elements or accumulators, whose registers are
+     * scarcer) */
+    constexpr int L = VEC ? kUnroll : sizeof(T) >= 8 || sizeof(A) > 4 ? kUnroll : 16;
     constexpr int NA = kUnroll;               /* accumulators: load u folds into f[u % NA] */
     const int B = blockDim.x, n = nseg * len; /* the caller keeps n < 2^31 */
     /* a stride of B items moves qb segments and rb items on */
@@ -741,7 +763,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
             A acc = i < a.nvec ? fold_vec(op, op.identity(), v[u], (int64_t)gl * V) : op.identity();
             acc = group_reduce(op, acc, a.g);
             if (gl == 0 && i < a.nvec)
-                out[i >> a.log2g] = op.finalize(acc, a.red_n);
+                store_stream(out + (i >> a.log2g), op.finalize(acc, a.red_n));
         }
     }
 }
