@@ -7,11 +7,13 @@
  *   fill_kernel         FILL: every output is finalize(identity, 0).
  *   full_kernel         FULL: one contiguous range read grid-stride (the whole grid on one window
  *                       of memory), a partial per block, the last block combines them in order.
- *   inner_block_kernel  view [R1, C, K], K contiguous: a block per (output, split) unit; groups of
- *                       `sub` lanes walk `ranges` ranges at once (segments, or pieces of a long
- *                       one), OPNN_CUDA_UNROLL 16-byte loads in flight; block tree; with a split,
- *                       the partial goes to the workspace and the last block to arrive (a counter
- *                       that resets itself) combines the partials in split order.
+ *   inner_block_kernel  view [R1, C, K], K contiguous: a block per (output, split) unit. A unit
+ *                       of several segments is walked as one flat sequence by all the block's
+ *                       threads (walk_segments); one segment (or a chunk of one) is cut into
+ *                       ranges that groups of `sub` lanes walk, `ranges` at once;
+ *                       OPNN_CUDA_UNROLL 16-byte loads in flight either way; block tree; with a
+ *                       split, the partial goes to the workspace and the last block to arrive (a
+ *                       counter that resets itself) combines the partials in split order.
  *   inner_group_kernel  same view, `sub` (1..32) lanes per output, `ranges` outputs in flight
  *                       per group (1: one row at a time, 4 vectors deep), a shuffle tree per
  *                       output. Rows of any alignment.
