@@ -739,9 +739,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
     const int64_t wpb = blockDim.x >> 5;
     const int64_t nwarps = (int64_t)gridDim.x * wpb;
 
-    for (int64_t t = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); t < a.tiles; t += nwarps) {
-        const int64_t base = t * 32 * kUnroll + lane;
-        uint4 v[kUnroll];
+    /* the vectors of warp tile tt (those past the end are left as they are) */
+    auto load_tile = [&](int64_t tt, uint4(&v)[kUnroll]) {
+        const int64_t base = tt * 32 * kUnroll + lane;
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) {
             const int64_t i = base + u * 32;
@@ -758,6 +758,21 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
                 }
             }
         }
+    };
+    /* the next tile's loads go out before this tile's reduction (which is long for an operator
+     * such as ArgMax), so a warp keeps its loads in flight while it computes */
+    int64_t t = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5);
+    uint4 next[kUnroll];
+    if (t < a.tiles)
+        load_tile(t, next);
+    for (; t < a.tiles; t += nwarps) {
+        const int64_t base = t * 32 * kUnroll + lane;
+        uint4 v[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++)
+            v[u] = next[u];
+        if (t + nwarps < a.tiles)
+            load_tile(t + nwarps, next);
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) {
             const int64_t i = base + u * 32;
