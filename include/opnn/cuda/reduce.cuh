@@ -542,8 +542,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
         for (int u = 0; u < U; u++)
             acc[u] = op.identity();
         bool flat = false;
-        if constexpr (U == 1) /* (the planner's choice for OUTER_INNER; it keeps U = 4 in 80
-                               * registers for 8-byte types) */
+        if constexpr (U == 1) /* (the only form launched; U = 4 with the flat walk too spilled
+                               * for 8-byte types) */
             flat = nseg > 1 && nseg * klen < kMaxFlat;
         if (flat) {
             /* several segments: one flat walk over all of them (bn_nhw-like [N, C, HW]) */
@@ -1097,13 +1097,10 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.sub = l.sub;
         a.partials = ws.partials;
         a.counters = ws.counters;
-        /* ranges in flight per group */
-        if (l.kernel == OPNN_KERNEL_INNER_BLOCK && l.ranges == 1)
+        /* ranges in flight per group; the block kernel always walks one (the planner's only
+         * choice for it since the flat segment walk; `ranges` changes speed, not results) */
+        if (l.kernel == OPNN_KERNEL_INNER_BLOCK)
             inner_block_kernel<Op, 1><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
-        else if (l.kernel == OPNN_KERNEL_INNER_BLOCK && l.ranges == 2)
-            inner_block_kernel<Op, 2><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
-        else if (l.kernel == OPNN_KERNEL_INNER_BLOCK)
-            inner_block_kernel<Op, kUnroll><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         else if (l.ranges == 1)
             inner_group_kernel<Op, 1><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         else if (l.ranges == 2)
