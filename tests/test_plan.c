@@ -1164,19 +1164,25 @@ static const opnn_device_props h200 = {.device_id = 0,
                                        .l2_bytes = 60u << 20,
                                        .shared_per_block = 48u << 10};
 
-static void plan_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, size_t naxes,
-                     const int64_t *axes)
+static void plan_dtype_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, size_t naxes,
+                           const int64_t *axes, DLDataType dtype)
 {
     opnn_reduce_request req = {.op = "ReduceSum",
                                .ndim = ndim,
                                .shape = shape,
                                .axes = axes,
                                .num_axes = naxes,
-                               .dtype = ts_dtype("f32")};
+                               .dtype = dtype};
     char msg[256] = "";
 
     if (opnn__reduce_plan_init(p, &req, msg, sizeof msg) != OP_OK)
         fail_msg("plan: %s", msg);
+}
+
+static void plan_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, size_t naxes,
+                     const int64_t *axes)
+{
+    plan_dtype_for(p, ndim, shape, naxes, axes, ts_dtype("f32"));
 }
 
 /* What every launch must hold: a grid the hardware takes, 256-thread blocks, and a workspace
@@ -1283,6 +1289,29 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_BLOCK);
     assert_int_equal(p.launch.ranges, 1);
     assert_int_equal(p.launch.units, 4096);
+
+    /* row_tiny: 4 vectors a row, a warp reads 32 consecutive vectors (ROW_VEC); bf16 rows of 16
+     * vectors go to 4-lane groups instead, one row at a time */
+    const int64_t tiny[2] = {16777216, 16}, bf16rows[2] = {2097152, 128};
+    plan_for(&p, 2, tiny, 1, ax1);
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.sub, 4);
+    plan_dtype_for(&p, 2, bf16rows, 1, ax1, ts_dtype("bf16"));
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
+    assert_int_equal(p.launch.sub, 4);
+    assert_int_equal(p.launch.ranges, 1);
+
+    /* 16-byte rows, a thread each: a block per tile, not a persistent grid */
+    const int64_t rows4[2] = {33554432, 4};
+    plan_for(&p, 2, rows4, 1, ax1);
+    opnn__reduce_plan_launch(&p, &h200);
+    check_launch(&p);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_THREAD);
+    assert_int_equal(p.launch.grid_x, p.launch.units);
 }
 
 /* Every family a random shape admits gives a launch within the limits; the planner's own
