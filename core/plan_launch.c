@@ -26,8 +26,8 @@
  * than are resident: full (1 GiB) runs 528 blocks grid-stride, 4442 GB/s (H200). */
 #define FULL_MIN_BLOCK_BYTES (16 * 1024)
 /* A row or segment is split into units of at least this many bytes, and only when there are
- * too few rows to fill the device (choose_split): splitting the 16384 rows of row_wide in two
- * drops it from 4133 to 2553 GB/s (twice the units, each with a last-block combine). */
+ * too few rows to fill the device (one_wave_split): splitting the 16384 rows of row_wide in two
+ * dropped it from 4133 to 2553 GB/s (twice the units, each with a last-block combine). */
 #define SPLIT_MIN_CHUNK_BYTES (8 * 1024)
 /* Rows up to this size take a group of lanes (sub-warp or warp) each; longer ones a block.
  * row_wide (64 KB rows): a warp a row, one row at a time (ranges_for), 4520 GB/s; a block a
@@ -109,8 +109,8 @@ static int64_t device_slots(const opnn_device_props *props, int64_t per_sm)
  * elements) into, at most max_split. A split s gives units of ceil(n / s) items; the time is
  * (waves of `slots` blocks) x (items per unit), against the ideal base * n / slots. Returns the
  * smallest split within WAVE_EFF_GOOD of the ideal, else the best. With fewer units than slots
- * all run at once with equal work. bn_nhw: 256 channels -> split 3, 768 units on 396 slots
- * (3994 GB/s), where no split would leave a third of the device idle. */
+ * all run at once with equal work. Column slices use it; the block kernel's units, which carry
+ * a start-up each, use one_wave_split. */
 static int64_t choose_split(int64_t base, int64_t n, int64_t slots, int64_t max_split)
 {
     int64_t best = 1;
@@ -231,10 +231,11 @@ static bool inner_view_of(const opnn_reduce_plan *p, inner_view *v)
     }
 }
 
-/* Lanes per range for the block kernel: the largest power of two in [32, 256] that leaves at
- * most 10% of the lanes idle on a segment's last round of vectors. bn_nhw (784 vectors a
- * segment): 64 lanes, 3994 GB/s; cutting each segment into 4 pieces walked together instead
- * gave 3725 GB/s. */
+/* Lanes per range for the block kernel's units of one segment (units of several are walked
+ * flat by the whole block): the largest power of two in [32, 256] that leaves at most 10% of the
+ * lanes idle on a segment's last round of vectors. Measured when bn_nhw still took segments a
+ * group at a time (784 vectors a segment): 64 lanes 3994 GB/s; each segment cut into 4 pieces
+ * walked together 3725 GB/s. */
 static int block_sub_for(int64_t nvec)
 {
     for (int g = OPNN_CUDA_BLOCK; g > 32; g /= 2)
