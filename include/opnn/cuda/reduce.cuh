@@ -322,8 +322,8 @@ __device__ __forceinline__ typename Op::acc_t fold(const Op &op, typename Op::ac
 }
 
 /* Walks `nseg` segments of `len` items each as one flat sequence: the block's threads stride
- * over it, kUnroll (16-byte vectors, VEC) or 4 * kUnroll (elements) loads in flight a thread,
- * whatever the segment length, so short segments leave no lanes idle. Segment s starts at
+ * over it with kUnroll 16-byte loads (VEC) or 16 element loads in flight a thread, whatever the
+ * segment length, so short segments leave no lanes idle. Segment s starts at
  * seg0 + s * seg_stride elements and its reduction indices at idx0 + s * idx_stride; VEC needs
  * every segment 16-byte aligned and len counted in vectors. Returns this thread's partial. */
 template <class Op, bool VEC>
