@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One pass on a CUDA machine: build with CUDA, run the GPU test suite, the sanitizers on a
-# subset, the benchmark suite, the plugin ops beside ReduceSum, and a kernel-time profile of
-# the small cases. Output goes to $OUT (default build/gpu-out). Dependencies not installed on the
-# machine (uthash, cmocka, dlpack headers) may be staged in .deps/ (see README).
+# subset, the benchmark suite, the plugin ops beside ReduceSum, ReduceSum on shapes outside the
+# suite, and a kernel-time profile of the small cases. Output goes to $OUT (default
+# build/gpu-out). Dependencies not installed on the machine (uthash, cmocka, dlpack headers) may
+# be staged in .deps/ (see README).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/build/gpu-out}
@@ -67,6 +68,16 @@ if [ -x "$B/tests/test_plugin_ops_cuda" ]; then
         >"$L/sanitizer_plugins.log" 2>&1
     echo "plugin memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$L/sanitizer_plugins.log" | tail -1)"
 fi
+
+step "shapes outside the suite (bench/offsuite_shapes.txt)"
+grep -v '^#' bench/offsuite_shapes.txt | while read -r shape axes dtype; do
+    [ -n "$shape" ] || continue
+    "$B/tools/opnn" bench --op ReduceSum --shape "$shape" --axes "$axes" --dtype "$dtype" \
+        >"$L/offsuite_case.log" 2>&1
+    echo "[$shape] axes [$axes] $dtype: $(grep '^custom' "$L/offsuite_case.log")"
+    cat "$L/offsuite_case.log" >>"$L/offsuite.log"
+done
+rm -f "$L/offsuite_case.log"
 
 step "kernel time of the small cases (ncu)"
 for shape in "4096" "64,1024"; do
