@@ -335,11 +335,13 @@ static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props
     l->sub = (int)sub;
     l->ranges = (int)ranges;
     l->units = cdiv(v->c, rows);
-    /* one row a group (a smaller window), or a thread a row: a block per tile, the hardware
-     * balances them ([33554432, 4] rows, a thread each: 178 us against 194 us persistent);
-     * otherwise, many tiles: a persistent grid, whatever their size (blocks of groups have no
-     * block-wide step to amortise); row_tiny-like rows 3512 GB/s against 3237 (H200) */
-    if (ranges == 1 || sub == 1)
+    /* one or two rows a group (a smaller window), or a thread a row: a block per tile, the
+     * hardware balances them ([4194304, 49] rows, 4 lanes and two rows a group: 266 us against
+     * 282 us persistent; [33554432, 4] rows, a thread each: 178 us against 194 us); four rows a
+     * group (rows of one vector a lane), many tiles: a persistent grid, whatever their size
+     * (blocks of groups have no block-wide step to amortise); row_tiny-like rows 3512 GB/s
+     * against 3237 (H200) */
+    if (ranges <= 2 || sub == 1)
         l->grid_x = imax(1, imin(l->units, (int64_t)0x7fffffff));
     else if (l->units >= 2 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER))
         l->grid_x = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
