@@ -252,6 +252,31 @@ block_combine(const Op &op, const typename Op::acc_t *parts, int64_t n, typename
     return block_reduce(op, a, s_warp);
 }
 
+/* The end of a unit whose block result is v, for output c (all threads of the block call it):
+ * with n == 1 unit per output, out[c] = finalize(v); else v becomes partial j of the n at
+ * partials + c * n, and the last of the n blocks to arrive combines them in order into out[c]. */
+template <class Op>
+__device__ __forceinline__ void finish_unit(const Op &op, typename Op::acc_t v,
+                                            typename Op::out_t *out, int64_t c, int64_t red_n,
+                                            void *partials, unsigned *counters, int64_t n,
+                                            int64_t j, typename Op::acc_t *s_warp, int *s_last)
+{
+    using A = typename Op::acc_t;
+    if (n == 1) {
+        if (threadIdx.x == 0)
+            out[c] = op.finalize(v, red_n);
+        return;
+    }
+    A *parts = static_cast<A *>(partials) + c * n;
+    if (threadIdx.x == 0)
+        parts[j] = v;
+    if (arrive_last(counters + c, (unsigned)n, s_last)) {
+        v = block_combine(op, parts, n, s_warp);
+        if (threadIdx.x == 0)
+            out[c] = op.finalize(v, red_n);
+    }
+}
+
 /* --- walking contiguous ranges ------------------------------------------------------------- */
 
 /* Reduces U contiguous ranges at once into acc[0..U): range u holds n[u] elements at p[u]
@@ -342,6 +367,14 @@ walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, i
     /* a stride of B items moves qb segments and rb items on */
     const int qb = B / len, rb = B - qb * len;
     int i = threadIdx.x, s = i / len, o = i - s * len;
+    auto step = [&] {
+        s += qb;
+        o += rb;
+        if (o >= len) {
+            o -= len;
+            s++;
+        }
+    };
     A f[NA];
 #pragma unroll
     for (int u = 0; u < NA; u++)
@@ -358,12 +391,7 @@ walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, i
             else
                 x[u] = __ldg(q);
             id[u] = idx0 + (int64_t)s * idx_stride + o * V;
-            s += qb;
-            o += rb;
-            if (o >= len) {
-                o -= len;
-                s++;
-            }
+            step();
         }
 #pragma unroll
         for (int u = 0; u < L; u++) {
@@ -380,12 +408,7 @@ walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, i
             f[0] = fold_vec(op, f[0], load_vec(q), id);
         else
             f[0] = fold_elem(op, f[0], __ldg(q), id);
-        s += qb;
-        o += rb;
-        if (o >= len) {
-            o -= len;
-            s++;
-        }
+        step();
     }
     return fold<Op, NA>(op, f);
 }
@@ -465,21 +488,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
     }
     for (int u = 0; i < nv; i += S, u++)
         acc[u] = fold_vec(op, acc[u], load_vec(vp + i), head + i * V);
-    A v = block_reduce(op, fold<Op, kUnroll>(op, acc), s_warp);
-    typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
-    if (gridDim.x == 1) {
-        if (threadIdx.x == 0)
-            out[0] = op.finalize(v, a.red_n);
-        return;
-    }
-    A *parts = static_cast<A *>(a.partials);
-    if (threadIdx.x == 0)
-        parts[blockIdx.x] = v;
-    if (arrive_last(a.counters, gridDim.x, &s_last)) {
-        v = block_combine(op, parts, gridDim.x, s_warp);
-        if (threadIdx.x == 0)
-            out[0] = op.finalize(v, a.red_n);
-    }
+    const A v = block_reduce(op, fold<Op, kUnroll>(op, acc), s_warp);
+    finish_unit(op, v, static_cast<typename Op::out_t *>(a.out), 0, a.red_n, a.partials, a.counters,
+                gridDim.x, blockIdx.x, s_warp, &s_last);
 }
 
 /* --- the inner view [R1, C, K] ------------------------------------------------------------- */
@@ -499,8 +510,9 @@ struct inner_args {
     unsigned *counters;
 };
 
-/* U ranges in flight per group, each walked kUnroll / U vectors deep (as inner_group_kernel). */
-template <class Op, int U>
+/* A unit of several segments is walked flat by the whole block (walk_segments); one segment (or
+ * a chunk of one) is cut into pieces, a group of `sub` lanes on one at a time, kUnroll deep. */
+template <class Op>
 __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
     inner_block_kernel(Op op, inner_args a)
 {
@@ -537,15 +549,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
         const T *seg0 = in + c * a.c_stride + s_lo * a.r1_stride + k_lo;
         const int64_t idx0 = s_lo * a.k + k_lo;
 
-        A acc[U];
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            acc[u] = op.identity();
-        bool flat = false;
-        if constexpr (U == 1) /* (the only form launched; U = 4 with the flat walk too spilled
-                               * for 8-byte types) */
-            flat = nseg > 1 && nseg * klen < kMaxFlat;
-        if (flat) {
+        A acc[1] = {op.identity()};
+        if (nseg > 1 && nseg * klen < kMaxFlat) {
             /* several segments: one flat walk over all of them (bn_nhw-like [N, C, HW]) */
             if (flat_vec)
                 acc[0] = walk_segments<Op, true>(op, seg0, a.r1_stride, (int)(klen / V), (int)nseg,
@@ -554,11 +559,11 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
                 acc[0] = walk_segments<Op, false>(op, seg0, a.r1_stride, (int)klen, (int)nseg, idx0,
                                                   a.k);
         } else {
-            /* few segments: cut each into pieces so every group has U ranges in flight, each piece
-             * at least one vector per lane */
+            /* few segments: cut each into pieces so every group has one in flight, each piece at
+             * least one vector per lane */
             int64_t pieces = 1;
-            if (nseg < ngroups * U) {
-                pieces = udiv(ngroups * U + nseg - 1, nseg);
+            if (nseg < ngroups) {
+                pieces = udiv(ngroups + nseg - 1, nseg);
                 pieces = min(pieces, max((int64_t)1, udiv(klen, (int64_t)G * V)));
             }
             /* and short enough that a range's vector count fits an int */
@@ -568,43 +573,26 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
             piece = max(piece, (int64_t)V);
             pieces = udiv(klen + piece - 1, piece);
             const int64_t nranges = nseg * pieces;
-            for (int64_t r0 = grp * U; r0 < nranges; r0 += ngroups * U) {
-                const T *p[U];
-                int64_t n[U], idx[U];
-#pragma unroll
-                for (int u = 0; u < U; u++) {
-                    const int64_t r = r0 + u;
-                    const bool ok = r < nranges;
-                    if (pieces == 1) {
-                        p[u] = seg0 + r * a.r1_stride;
-                        n[u] = ok ? klen : 0;
-                        idx[u] = idx0 + r * a.k;
-                    } else {
-                        /* pieces > 1 only for fewer segments than ranges in flight: small r */
-                        const unsigned s = (unsigned)r / (unsigned)pieces;
-                        const int64_t lo = (r - (int64_t)s * pieces) * piece;
-                        p[u] = seg0 + s * a.r1_stride + lo;
-                        n[u] = ok ? min(piece, klen - lo) : 0;
-                        idx[u] = idx0 + s * a.k + lo;
-                    }
+            for (int64_t r = grp; r < nranges; r += ngroups) {
+                const T *p[1];
+                int64_t n[1], idx[1];
+                if (pieces == 1) {
+                    p[0] = seg0 + r * a.r1_stride;
+                    n[0] = klen;
+                    idx[0] = idx0 + r * a.k;
+                } else {
+                    /* pieces > 1 only for fewer segments than groups: small r */
+                    const unsigned s = (unsigned)r / (unsigned)pieces;
+                    const int64_t lo = (r - (int64_t)s * pieces) * piece;
+                    p[0] = seg0 + s * a.r1_stride + lo;
+                    n[0] = min(piece, klen - lo);
+                    idx[0] = idx0 + s * a.k + lo;
                 }
-                walk_ranges<Op, U, kUnroll / U>(op, p, n, idx, lane, G, acc);
+                walk_ranges<Op, 1, kUnroll>(op, p, n, idx, lane, G, acc);
             }
         }
-        A v = block_reduce(op, fold<Op, U>(op, acc), s_warp);
-        if (a.split == 1) {
-            if (threadIdx.x == 0)
-                out[c] = op.finalize(v, a.red_n);
-            continue;
-        }
-        A *parts = static_cast<A *>(a.partials) + c * a.split;
-        if (threadIdx.x == 0)
-            parts[j] = v;
-        if (arrive_last(a.counters + c, (unsigned)a.split, &s_last)) {
-            v = block_combine(op, parts, a.split, s_warp);
-            if (threadIdx.x == 0)
-                out[c] = op.finalize(v, a.red_n);
-        }
+        finish_unit(op, block_reduce(op, acc[0], s_warp), out, c, a.red_n, a.partials, a.counters,
+                    a.split, j, s_warp, &s_last);
     }
 }
 
@@ -1100,7 +1088,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         /* ranges in flight per group; the block kernel always walks one (the planner's only
          * choice for it since the flat segment walk; `ranges` changes speed, not results) */
         if (l.kernel == OPNN_KERNEL_INNER_BLOCK)
-            inner_block_kernel<Op, 1><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+            inner_block_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         else if (l.ranges == 1)
             inner_group_kernel<Op, 1><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         else if (l.ranges == 2)
