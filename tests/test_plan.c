@@ -1205,6 +1205,15 @@ static void check_launch(const opnn_reduce_plan *p)
         assert_true(l->partial_bytes > 0 && l->ncounters > 0);
 }
 
+/* plan_dtype_for, planned for the H200 and checked against check_launch */
+static void h200_launch(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, size_t naxes,
+                        const int64_t *axes, const char *dtype)
+{
+    plan_dtype_for(p, ndim, shape, naxes, axes, ts_dtype(dtype));
+    opnn__reduce_plan_launch(p, &h200);
+    check_launch(p);
+}
+
 /* The suite's shapes get the families the comments of plan_launch.c measured, with the
  * geometry their kernels assume. */
 static void launch__suite_shapes_on_h200(void **state)
@@ -1215,9 +1224,7 @@ static void launch__suite_shapes_on_h200(void **state)
     (void)state;
 
     /* FULL: grid-stride over every resident block (4 per SM), a partial each, one counter */
-    plan_for(&p, 1, full, 1, ax0);
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 1, full, 1, ax0, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_FULL_SPLIT);
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_FULL);
     assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
@@ -1226,17 +1233,13 @@ static void launch__suite_shapes_on_h200(void **state)
 
     /* a small FULL: one block, no workspace */
     const int64_t small[1] = {4096};
-    plan_for(&p, 1, small, 1, ax0);
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 1, small, 1, ax0, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_FULL_SMALL);
     assert_int_equal(p.launch.grid_x, 1);
     assert_int_equal(p.launch.workspace_bytes, 0);
 
     /* seed_hw: a warp per 12.5 KB row */
-    plan_for(&p, 4, nchw, 2, hw);
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 4, nchw, 2, hw, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
     assert_int_equal(p.launch.sub, 32);
     assert_int_equal(p.launch.ranges, 1); /* one row a warp at a time, a block per tile */
@@ -1245,25 +1248,19 @@ static void launch__suite_shapes_on_h200(void **state)
 
     /* row_wide: 64 KB rows, one row a group too */
     const int64_t wide[2] = {16384, 16384}, ax1[1] = {1};
-    plan_for(&p, 2, wide, 1, ax1);
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 2, wide, 1, ax1, "f32");
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
     assert_int_equal(p.launch.ranges, 1);
 
     /* row_tiny-like short rows keep four rows in flight a group */
     const int64_t shortrows[2] = {1 << 20, 24};
-    plan_for(&p, 2, shortrows, 1, ax1);
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 2, shortrows, 1, ax1, "f32");
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
     assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
 
     /* bn_nhw: a block per channel walks its 128 segments as one flat sequence (ranges 1);
      * 256 units fit one wave of 3 x 132 blocks, so no split and no partials */
-    plan_for(&p, 4, nchw, 3, nhw);
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 4, nchw, 3, nhw, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_BLOCK);
     assert_int_equal(p.launch.ranges, 1);
@@ -1273,9 +1270,7 @@ static void launch__suite_shapes_on_h200(void **state)
 
     /* fewer channels: each split over N into as many units as still fit one wave */
     const int64_t nchw64[4] = {256, 64, 112, 112};
-    plan_for(&p, 4, nchw64, 3, nhw);
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 4, nchw64, 3, nhw, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
     assert_int_equal(p.launch.split, 6);
     assert_int_equal(p.launch.units, 64 * 6);
@@ -1283,9 +1278,7 @@ static void launch__suite_shapes_on_h200(void **state)
 
     /* long rows, many of them: a block per row, no split */
     const int64_t longrows[2] = {4096, 65536};
-    plan_for(&p, 2, longrows, 1, ax1);
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 2, longrows, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_BLOCK);
     assert_int_equal(p.launch.ranges, 1);
     assert_int_equal(p.launch.units, 4096);
@@ -1293,23 +1286,17 @@ static void launch__suite_shapes_on_h200(void **state)
     /* row_tiny: 4 vectors a row, a warp reads 32 consecutive vectors (ROW_VEC); bf16 rows of 16
      * vectors go to 4-lane groups instead, one row at a time */
     const int64_t tiny[2] = {16777216, 16}, bf16rows[2] = {2097152, 128};
-    plan_for(&p, 2, tiny, 1, ax1);
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 2, tiny, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 4);
-    plan_dtype_for(&p, 2, bf16rows, 1, ax1, ts_dtype("bf16"));
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 2, bf16rows, 1, ax1, "bf16");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
     assert_int_equal(p.launch.sub, 4);
     assert_int_equal(p.launch.ranges, 1);
 
     /* 16-byte rows, a thread each: a block per tile, not a persistent grid */
     const int64_t rows4[2] = {33554432, 4};
-    plan_for(&p, 2, rows4, 1, ax1);
-    opnn__reduce_plan_launch(&p, &h200);
-    check_launch(&p);
+    h200_launch(&p, 2, rows4, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_THREAD);
     assert_int_equal(p.launch.grid_x, p.launch.units);
 }
