@@ -58,3 +58,9 @@ void opnn_cuda_state_destroy(opnn_cuda_state *state)
 {
     (void)state; /* never created without CUDA */
 }
+
+int opnn_cuda_state_graphs(const opnn_cuda_state *state)
+{
+    (void)state;
+    return 0;
+}

@@ -58,6 +58,9 @@ op_status opnn_cuda_reduce(const opnn_reduce_plan *plan, opnn_reduce_kind kind, 
 op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, opnn_cuda_state **state,
                               op_reduce_workspace *ws, char *msg, size_t msg_len);
 
+/* Graphs the state has built for small calls replayed from then on (0 for NULL). */
+int opnn_cuda_state_graphs(const opnn_cuda_state *state);
+
 /* Frees the state (waits for its stream first). NULL is fine. */
 void opnn_cuda_state_destroy(opnn_cuda_state *state);
 

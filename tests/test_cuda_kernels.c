@@ -626,6 +626,87 @@ static void graph__capture_and_replay(void **state)
     CUDA_OK(cudaStreamDestroy(st));
 }
 
+/* Small calls repeated with the same plan and pointers are replayed as graphs: each replay
+ * reads the input as it is then, split launches reset their counters, a new output pointer is
+ * a new graph, more keys than slots evict, OPNN_CUDA_GRAPHS=0 turns it off. */
+static void graph__small_calls_replayed(void **state)
+{
+    (void)state;
+    const int64_t s1[] = {64, 1024}, s2[] = {4096}, s3[] = {250000}, ax1[] = {1};
+    uint64_t seed = ts_seed("graph__small_calls_replayed");
+    opnn_cuda_state *cs = NULL, *off = NULL;
+    cudaStream_t st;
+    dev_case a, b, c;
+    char msg[512];
+
+    NEED_CUDA();
+    CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    dev_case_init(&a, s1, 2, ax1, 1, ts_dtype("f32"), seed);
+    dev_case_init(&b, s2, 1, NULL, 0, ts_dtype("f16"), seed + 1);
+    dev_case_init(&c, s3, 1, NULL, 0, ts_dtype("f32"), seed + 2);
+    assert_true(c.plan.launch.split > 1); /* partials and counters inside the graph */
+    for (int rep = 0; rep < 4; rep++) {
+        ts_rng rng = {seed + 10 + (uint64_t)rep};
+        dev_case *all[] = {&a, &b, &c};
+        for (int i = 0; i < 3; i++) {
+            ts_fill_random(&rng, all[i]->h_in, all[i]->x.t.dtype, all[i]->plan.out_numel *
+                                                                      all[i]->plan.red_numel,
+                           1.0);
+            CUDA_OK(cudaMemcpy(all[i]->d_in, all[i]->h_in, all[i]->in_bytes,
+                               cudaMemcpyHostToDevice));
+        }
+        assert_int_equal(
+            opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg, sizeof msg),
+            OP_OK);
+        assert_int_equal(
+            opnn_cuda_reduce(&b.plan, OPNN_REDUCE_MAX, b.d_in, b.d_out, st, &cs, msg, sizeof msg),
+            OP_OK);
+        assert_int_equal(
+            opnn_cuda_reduce(&c.plan, OPNN_REDUCE_SUM, c.d_in, c.d_out, st, &cs, msg, sizeof msg),
+            OP_OK);
+        CUDA_OK(cudaStreamSynchronize(st));
+        dev_case_check(&a, TS_SUM, "replayed rows sum");
+        dev_case_check(&b, TS_MAX, "replayed full max");
+        dev_case_check(&c, TS_SUM, "replayed split full sum");
+        assert_int_equal(opnn_cuda_state_graphs(cs), rep == 0 ? 0 : 3);
+    }
+
+    /* six more outputs in turn, three times: nine keys for eight slots (one evicted); every
+     * result still lands, and the six get graphs */
+    float *outs = NULL, host[6 * 64];
+    CUDA_OK(cudaMalloc((void **)&outs, sizeof host));
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < 6; k++)
+            assert_int_equal(opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, outs + 64 * k, st,
+                                              &cs, msg, sizeof msg),
+                             OP_OK);
+    CUDA_OK(cudaStreamSynchronize(st));
+    CUDA_OK(cudaMemcpy(host, outs, sizeof host, cudaMemcpyDeviceToHost));
+    float ref[64];
+    CUDA_OK(cudaMemcpy(ref, a.d_out, sizeof ref, cudaMemcpyDeviceToHost));
+    for (int k = 0; k < 6; k++)
+        assert_memory_equal(host + 64 * k, ref, sizeof ref); /* same plan: bitwise equal */
+    assert_true(opnn_cuda_state_graphs(cs) >= 6);
+
+    setenv("OPNN_CUDA_GRAPHS", "0", 1);
+    for (int rep = 0; rep < 3; rep++)
+        assert_int_equal(
+            opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &off, msg, sizeof msg),
+            OP_OK);
+    unsetenv("OPNN_CUDA_GRAPHS");
+    CUDA_OK(cudaStreamSynchronize(st));
+    dev_case_check(&a, TS_SUM, "rows sum without graphs");
+    assert_int_equal(opnn_cuda_state_graphs(off), 0);
+
+    CUDA_OK(cudaFree(outs));
+    opnn_cuda_state_destroy(cs);
+    opnn_cuda_state_destroy(off);
+    dev_case_free(&a);
+    dev_case_free(&b);
+    dev_case_free(&c);
+    CUDA_OK(cudaStreamDestroy(st));
+}
+
 static void streams__two_states_concurrently(void **state)
 {
     (void)state;
@@ -779,6 +860,7 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(random__layouts);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(determinism__split_families_bitwise);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(graph__capture_and_replay);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(graph__small_calls_replayed);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(streams__two_states_concurrently);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(pointers__host_and_foreign_rejected);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(reduce__bad_arguments_rejected);

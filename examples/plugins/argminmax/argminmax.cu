@@ -84,25 +84,35 @@ template <class T, bool Max, bool Last, class I> struct arg_op {
             return Max ? b.v > a.v : b.v < a.v;
         return Last ? b.i > a.i : b.i < a.i;
     }
-    /* the worst value with an index that loses every tie: any element beats it */
-    __device__ __forceinline__ acc_t identity() const
+    /* beats({v, i}, a) without branches (predicates and selects) */
+    static __device__ __forceinline__ bool takes(acc_t a, F v, I i)
     {
-        return {worst(), Last ? (I)-1 : sizeof(I) == 4 ? (I)INT32_MAX : (I)INT64_MAX};
+        const bool vn = is_nan(v), an = is_nan(a.v);
+        const bool better = Max ? v > a.v : v < a.v; /* false when either is NaN */
+        const bool same = (v == a.v) | (vn & an);
+        const bool order = Last ? i > a.i : i < a.i;
+        return (vn & !an) | better | (same & order);
     }
+    /* an index that loses every tie */
+    static __device__ __forceinline__ I no_index()
+    {
+        return Last ? (I)-1 : sizeof(I) == 4 ? (I)INT32_MAX : (I)INT64_MAX;
+    }
+    /* the worst value with no index: any element beats it */
+    __device__ __forceinline__ acc_t identity() const { return {worst(), no_index()}; }
     __device__ __forceinline__ acc_t map(in_t x, int64_t idx) const
     {
         return {val_of<T>::of(x), (I)idx};
     }
     __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const { return beats(b, a) ? b : a; }
     __device__ __forceinline__ out_t finalize(acc_t a, int64_t) const { return (int64_t)a.i; }
-    /* An element strictly worse than the running best leaves it (one compare; a NaN or a tie
-     * takes the full combine). */
+    /* One element, without branches: where the running best often improves (a column of 16
+     * rows) a skip branch diverges across the warp and every lane pays both sides (col_short
+     * read 0.92 of ReduceSum's bandwidth with one) */
     __device__ __forceinline__ acc_t fold(acc_t a, in_t x, int64_t idx) const
     {
         const F v = val_of<T>::of(x);
-        if (Max ? v < a.v : v > a.v)
-            return a;
-        return combine(a, {v, (I)idx});
+        return takes(a, v, (I)idx) ? acc_t{v, (I)idx} : a;
     }
     /* A vector whose best (NaN-propagating max or min) is strictly worse than the running best
      * leaves it: a few max instructions and one compare. One strictly better (no NaN on either
@@ -135,6 +145,44 @@ template <class T, bool Max, bool Last, class I> struct arg_op {
         uint4 v;
         memcpy(&v, e, 16);
         return fold_slow(a, v, idx);
+    }
+    /* A row held one vector a lane across G lanes (ROW_VEC): the row's best value through a
+     * butterfly of values alone (NaN-propagating max or min, so a NaN anywhere is the best),
+     * then each lane's first (Last: last) position holding it and a butterfly of those indices.
+     * Equal values are equal positions whatever their sign of zero, as in beats(). */
+    __device__ __forceinline__ acc_t group_vec(const in_t *e, int64_t idx, int G) const
+    {
+        constexpr int N = 16 / sizeof(T);
+        F g[N], m;
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            g[j] = val_of<T>::of(e[j]);
+        m = g[0];
+#pragma unroll
+        for (int j = 1; j < N; j++)
+            m = pick_nan<Max>(m, g[j]);
+        for (int o = G / 2; o > 0; o /= 2)
+            m = pick_nan<Max>(m, shfl_xor(m, o));
+        int at = -1;
+        if (!is_nan(m)) {
+#pragma unroll
+            for (int j = 0; j < N; j++) {
+                const int k = Last ? j : N - 1 - j;
+                at = g[k] == m ? k : at;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < N; j++) {
+                const int k = Last ? j : N - 1 - j;
+                at = is_nan(g[k]) ? k : at;
+            }
+        }
+        I i = at < 0 ? no_index() : (I)(idx + at);
+        for (int o = G / 2; o > 0; o /= 2) {
+            const I b = shfl_xor(i, o);
+            i = Last ? (b > i ? b : i) : (b < i ? b : i);
+        }
+        return {m, i};
     }
     static __device__ __noinline__ acc_t fold_slow(acc_t a, uint4 v, int64_t idx)
     {

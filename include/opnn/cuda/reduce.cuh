@@ -23,6 +23,9 @@
  *                       rows are staged through shared memory, then a thread per row.
  *   outer_kernel        view [A, R, B], B contiguous: BX threads across B (VEC elements each), BY
  *                       across rows, rows split into slices combined like the inner split.
+ *   col_tiny_kernel     COL_TINY_R with at most 4 rows ([R, B], A = 1): a thread per column item
+ *                       (a vector, or a column when rows are not 16-byte aligned), several items
+ *                       a thread, every row's load in flight at once.
  *   generic_kernel      any merged-dims layout: `sub` lanes per output walk the reduced dims.
  *
  * Every range is read as a scalar head up to the first 16-byte boundary, 16-byte vectors, and a
@@ -150,6 +153,21 @@ template <class Op>
 struct has_fold_vec<Op, std::void_t<decltype(std::declval<const Op &>().fold_vec(
                             std::declval<typename Op::acc_t>(),
                             std::declval<const typename Op::in_t *>(), int64_t()))>>
+    : std::true_type {
+};
+
+/* An operator may also reduce a whole row held as one 16-byte vector a lane across an aligned
+ * group of G lanes (ROW_VEC), where that is cheaper than fold_vec and a shuffle tree of
+ * accumulators: `acc_t group_vec(const in_t *e, int64_t idx, int G) const`, called by every lane
+ * of the warp (a group past the data holds garbage and its result is dropped); e holds the lane's
+ * V elements, idx the index of e[0]; the row's accumulator is returned in the group's first lane
+ * at least. ArgMax's shuffles values alone, then the first position of the row's best
+ * (row_tiny 314.6 -> 291.5 us, H200). */
+template <class Op, class = void> struct has_group_vec : std::false_type {
+};
+template <class Op>
+struct has_group_vec<Op, std::void_t<decltype(std::declval<const Op &>().group_vec(
+                             std::declval<const typename Op::in_t *>(), int64_t(), int()))>>
     : std::true_type {
 };
 
@@ -299,10 +317,13 @@ __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_
     for (int u = 0; u < U; u++) {
         const int64_t h0 = (int64_t)(((16u - ((unsigned)(uintptr_t)p[u] & 15u)) & 15u) / sizeof(T));
         const int64_t head = h0 < n[u] ? h0 : n[u];
+        /* the plain form for these few elements: an operator's fold may cost registers that
+         * the streaming loop below needs (ArgMax's branch-free fold here took the row kernel
+         * from 47 to 52 registers, one resident block less: row_mid 258 -> 274 us, H200) */
         for (int64_t i = lane; i < head; i += G)
-            acc[u] = fold_elem(op, acc[u], p[u][i], idx[u] + i);
+            acc[u] = op.combine(acc[u], op.map(p[u][i], idx[u] + i));
         for (int64_t i = head + (n[u] - head) / V * V + lane; i < n[u]; i += G)
-            acc[u] = fold_elem(op, acc[u], p[u][i], idx[u] + i);
+            acc[u] = op.combine(acc[u], op.map(p[u][i], idx[u] + i));
     }
 #pragma unroll
     for (int u = 0; u < U; u++) {
@@ -765,8 +786,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
         for (int u = 0; u < kUnroll; u++) {
             const int64_t i = base + u * 32;
             /* rows are whole groups of g lanes: a group is all in range or all out */
-            A acc = i < a.nvec ? fold_vec(op, op.identity(), v[u], (int64_t)gl * V) : op.identity();
-            acc = group_reduce(op, acc, a.g);
+            A acc;
+            if constexpr (has_group_vec<Op>::value) {
+                T e[V];
+                memcpy(e, &v[u], 16);
+                acc = op.group_vec(e, (int64_t)gl * V, a.g);
+            } else {
+                acc =
+                    i < a.nvec ? fold_vec(op, op.identity(), v[u], (int64_t)gl * V) : op.identity();
+                acc = group_reduce(op, acc, a.g);
+            }
             if (gl == 0 && i < a.nvec)
                 store_stream(out + (i >> a.log2g), op.finalize(acc, a.red_n));
         }
@@ -843,18 +872,27 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
                     for (int e = 0; e < VEC; e++)
                         acc[u % NACC][e] = fold_elem(op, acc[u % NACC][e], x[u][e], r + u * BY);
             }
-            for (; r < r_hi; r += BY) {
-                const T *q = col + r * p.r_stride;
-                T x[VEC];
-                if (VEC > 1) {
-                    const uint4 v = load_vec(q);
-                    memcpy(x, &v, 16);
-                } else {
-                    x[0] = *q;
+            /* the last rows (fewer than kUnroll) as one round: every load goes out at once, the
+             * ones past r_hi clamped to its last row and not folded (a column of 3 rows took its
+             * loads one at a time: [3, 89478485] read 0.27 of the ceiling) */
+            if (r < r_hi) {
+                T x[kUnroll - 1][VEC];
+#pragma unroll
+                for (int u = 0; u < kUnroll - 1; u++) {
+                    const T *q = col + min(r + u * BY, r_hi - 1) * p.r_stride;
+                    if (VEC > 1) {
+                        const uint4 v = load_vec(q);
+                        memcpy(x[u], &v, 16);
+                    } else {
+                        x[u][0] = *q;
+                    }
                 }
 #pragma unroll
-                for (int e = 0; e < VEC; e++)
-                    acc[0][e] = fold_elem(op, acc[0][e], x[e], r);
+                for (int u = 0; u < kUnroll - 1; u++)
+                    if (r + u * BY < r_hi)
+#pragma unroll
+                        for (int e = 0; e < VEC; e++)
+                            acc[0][e] = fold_elem(op, acc[0][e], x[u][e], r + u * BY);
             }
         } else if (b0 < p.b) {
             const int64_t nb = p.b - b0;
@@ -934,6 +972,107 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
             }
             if (jj == 0 && tile * W + cl < p.b)
                 out[ai * p.b + tile * W + cl] = op.finalize(v, p.red_n);
+        }
+    }
+}
+
+/* --- COL with at most 4 rows ------------------------------------------------------------- */
+
+struct coltiny_args {
+    const void *in;
+    void *out;
+    int64_t b, r_stride; /* columns; elements from one row to the next */
+    int64_t nitems;      /* column items: 16-byte vectors (VEC) or single columns */
+    int64_t red_n;
+    int r; /* rows, 1..kColTinyRows */
+};
+
+constexpr int kColTinyRows = 4;
+
+/* out[j] = rows 0..r-1 of column j combined. A block takes tiles of U * kBlock column items
+ * (thread t items t, t + kBlock, ...: each load instruction coalesced, and the item offsets
+ * immediates) and issues every row's load of all its items before it folds, so r * U loads are
+ * in flight a thread (the column kernel's rounds of kUnroll rows took a column of 3 rows one
+ * load at a time: [3, 89478485] read 0.27 of the ceiling). VEC: rows 16-byte aligned, items are
+ * vectors and the columns past the last whole vector are taken one by one at the end; else
+ * items are columns. Launched with kBlock threads. */
+template <class Op, bool VEC>
+__global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
+    col_tiny_kernel(Op op, coltiny_args a)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    using X = std::conditional_t<VEC, uint4, T>;
+    constexpr int V = VEC ? 16 / sizeof(T) : 1;
+    /* at most 32 registers of loaded data a thread */
+    constexpr int U = VEC                                ? (V <= 4 && sizeof(A) <= 4 ? 2 : 1)
+                      : sizeof(T) <= 4 && sizeof(A) <= 4 ? 6
+                                                         : 4;
+    const T *in = static_cast<const T *>(a.in);
+    typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
+    const int64_t tiles = (a.nitems + U * kBlock - 1) / (U * kBlock);
+
+    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int64_t j0 = tile * U * kBlock + threadIdx.x;
+        X x[U][kColTinyRows];
+#pragma unroll
+        for (int r = 0; r < kColTinyRows; r++) {
+            const T *row = in + r * a.r_stride + j0 * V;
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (r < a.r && j0 + u * kBlock < a.nitems) {
+                    if constexpr (VEC)
+                        x[u][r] = load_vec(row + u * kBlock * V);
+                    else
+                        x[u][r] = __ldg(row + u * kBlock);
+                }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t j = j0 + u * kBlock;
+            if (j >= a.nitems)
+                break;
+            A acc[V];
+#pragma unroll
+            for (int e = 0; e < V; e++)
+                acc[e] = op.identity();
+#pragma unroll
+            for (int r = 0; r < kColTinyRows; r++) {
+                if (r < a.r) {
+                    T e[V];
+                    memcpy(e, &x[u][r], sizeof e);
+#pragma unroll
+                    for (int k = 0; k < V; k++)
+                        acc[k] = fold_elem(op, acc[k], e[k], r);
+                }
+            }
+            using O = typename Op::out_t;
+            O o[V];
+#pragma unroll
+            for (int e = 0; e < V; e++)
+                o[e] = op.finalize(acc[e], a.red_n);
+            /* whole 16-byte stores where the outputs allow: the outputs are 1/r of the
+             * traffic here, and lane-strided element stores write each line in pieces */
+            if (sizeof o % 16 == 0 && ((uintptr_t)(out + j * V) & 15u) == 0) {
+#pragma unroll
+                for (int q = 0; q < (int)(sizeof o / 16); q++) {
+                    uint4 w;
+                    memcpy(&w, reinterpret_cast<const char *>(o) + 16 * q, 16);
+                    reinterpret_cast<uint4 *>(out + j * V)[q] = w;
+                }
+            } else {
+#pragma unroll
+                for (int e = 0; e < V; e++)
+                    out[j * V + e] = o[e];
+            }
+        }
+    }
+    if (VEC && blockIdx.x == 0) { /* the columns past the last whole vector */
+        for (int64_t c = a.nitems * V + threadIdx.x; c < a.b; c += blockDim.x) {
+            A acc = op.identity();
+            for (int r = 0; r < a.r; r++)
+                acc = fold_elem(op, acc, in[r * a.r_stride + c], r);
+            out[c] = op.finalize(acc, a.red_n);
         }
     }
 }
@@ -1122,6 +1261,24 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
     }
     case OPNN_KERNEL_OUTER: {
         constexpr int V = 16 / sizeof(T);
+        if (l.family == OPNN_FAMILY_COL_TINY_R && plan->a == 1 && plan->r >= 1 &&
+            plan->r <= kColTinyRows) {
+            coltiny_args a;
+            a.in = in;
+            a.out = out;
+            a.b = plan->b;
+            a.r_stride = plan->r_stride;
+            a.red_n = plan->red_numel;
+            a.r = (int)plan->r;
+            if (l.vec > 1 && ((uintptr_t)in & 15u) == 0) {
+                a.nitems = plan->b / V;
+                col_tiny_kernel<Op, true><<<grid_for_op<Op>(l.grid_x), kBlock, 0, stream>>>(op, a);
+            } else {
+                a.nitems = plan->b;
+                col_tiny_kernel<Op, false><<<grid_for_op<Op>(l.grid_x), kBlock, 0, stream>>>(op, a);
+            }
+            break;
+        }
         outer_args a;
         a.in = in;
         a.out = out;
