@@ -201,6 +201,10 @@ static const shape_case family_cases[] = {
     {"col_narrow", 2, S(20001, 5), S(0), false, 1, S(0), 0},
     {"col_narrow16", 2, S(20000, 16), S(0), false, 1, S(0), 0},
     {"col_tiny_r", 2, S(7, 30001), S(0), false, 1, S(0), 0},
+    {"col_r3", 2, S(3, 30001), S(0), false, 1, S(0), 0},
+    {"col_r2_vec", 2, S(2, 40000), S(0), false, 1, S(0), 0},
+    {"col_r4_offset", 2, S(4, 4096), S(0), false, 1, S(0), 1},
+    {"col_r3_padded", 2, S(3, 1001), S(1004, 1), true, 1, S(0), 0},
     {"col_padded", 2, S(200, 49), S(64, 1), true, 1, S(0), 0},
     {"col_broadcast", 2, S(100, 64), S(0, 1), true, 1, S(0), 0},
     {"col_transposed", 2, S(40, 30), S(1, 40), true, 1, S(0), 0},
@@ -535,6 +539,7 @@ static void dev_case_init(dev_case *dc, const int64_t *shape, int32_t ndim, cons
     CUDA_OK(cudaMalloc(&dc->d_in, dc->in_bytes));
     CUDA_OK(cudaMalloc(&dc->d_out, dc->out_bytes));
     CUDA_OK(cudaMemcpy(dc->d_in, dc->h_in, dc->in_bytes, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaDeviceSynchronize()); /* before work on a non-blocking stream reads it */
     ts_tensor_init(&dc->x, dc->h_in, kDLCPU, t, ndim, shape, NULL);
 }
 
@@ -612,6 +617,7 @@ static void graph__capture_and_replay(void **state)
         ts_fill_random(&rng, b.h_in, b.x.t.dtype, ts_numel(2, s2), 1.0);
         CUDA_OK(cudaMemcpy(a.d_in, a.h_in, a.in_bytes, cudaMemcpyHostToDevice));
         CUDA_OK(cudaMemcpy(b.d_in, b.h_in, b.in_bytes, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaDeviceSynchronize()); /* st does not wait for the legacy stream's copies */
         CUDA_OK(cudaGraphLaunch(ge, st));
         CUDA_OK(cudaStreamSynchronize(st));
         dev_case_check(&a, TS_SUM, "graph replay full sum");
@@ -649,12 +655,14 @@ static void graph__small_calls_replayed(void **state)
         ts_rng rng = {seed + 10 + (uint64_t)rep};
         dev_case *all[] = {&a, &b, &c};
         for (int i = 0; i < 3; i++) {
-            ts_fill_random(&rng, all[i]->h_in, all[i]->x.t.dtype, all[i]->plan.out_numel *
-                                                                      all[i]->plan.red_numel,
-                           1.0);
-            CUDA_OK(cudaMemcpy(all[i]->d_in, all[i]->h_in, all[i]->in_bytes,
-                               cudaMemcpyHostToDevice));
+            ts_fill_random(&rng, all[i]->h_in, all[i]->x.t.dtype,
+                           all[i]->plan.out_numel * all[i]->plan.red_numel, 1.0);
+            CUDA_OK(
+                cudaMemcpy(all[i]->d_in, all[i]->h_in, all[i]->in_bytes, cudaMemcpyHostToDevice));
         }
+        /* a copy from pageable memory may still be in flight when cudaMemcpy returns, and st
+         * does not wait for the legacy stream */
+        CUDA_OK(cudaDeviceSynchronize());
         assert_int_equal(
             opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg, sizeof msg),
             OP_OK);

@@ -33,12 +33,12 @@ struct graph_slot {
 };
 
 struct opnn_cuda_state {
-    int device;         /* the device the workspace lives on */
-    void *partials;     /* partial results of split launches */
-    size_t partial_cap; /* bytes */
-    unsigned *counters; /* arrival counters, zero between launches */
-    size_t counter_cap; /* counters */
-    bool graphs_off;    /* OPNN_CUDA_GRAPHS=0, or building a graph failed */
+    int device;                  /* the device the workspace lives on */
+    void *partials;              /* partial results of split launches */
+    size_t partial_cap;          /* bytes */
+    unsigned *counters;          /* arrival counters, zero between launches */
+    size_t counter_cap;          /* counters */
+    bool graphs_off;             /* OPNN_CUDA_GRAPHS=0, or building a graph failed */
     cudaStream_t capture_stream; /* where graphs are captured (created on first use) */
     unsigned long long tick;
     graph_slot graphs[OPNN_CUDA_GRAPH_SLOTS];
@@ -169,7 +169,6 @@ op_status workspace_reserve(opnn_cuda_state *st, const opnn_launch *l, cudaStrea
     return OP_OK;
 }
 
-
 /* The kernel launch of plan on stream: the kernel families of its dtype. */
 op_status launch(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const void *in, void *out,
                  cudaStream_t s, const op_reduce_workspace &ws, char *msg, size_t msg_len)
@@ -200,15 +199,19 @@ op_status graph_reduce(opnn_cuda_state *st, const opnn_reduce_plan *plan, opnn_r
     cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
     graph_slot *g = NULL, *lru = &st->graphs[0];
 
+    /* a launch without partials does not depend on where the workspace is */
+    const bool uses_ws = plan->launch.partial_bytes > 0 || plan->launch.ncounters > 0;
+    void *const partials = uses_ws ? ws.partials : NULL;
+    unsigned *const counters = uses_ws ? ws.counters : NULL;
+
     *done = false;
     if (cudaStreamIsCapturing(s, &cap) != cudaSuccess || cap != cudaStreamCaptureStatusNone) {
         (void)cudaGetLastError(); /* the caller's graph takes the kernel itself */
         return OP_OK;
     }
     for (graph_slot &c : st->graphs) {
-        if (c.used && c.in == in && c.out == out && c.kind == (int)kind &&
-            c.partials == ws.partials && c.counters == ws.counters &&
-            memcmp(&c.plan, plan, sizeof *plan) == 0) {
+        if (c.used && c.in == in && c.out == out && c.kind == (int)kind && c.partials == partials &&
+            c.counters == counters && memcmp(&c.plan, plan, sizeof *plan) == 0) {
             g = &c;
             break;
         }
@@ -218,7 +221,7 @@ op_status graph_reduce(opnn_cuda_state *st, const opnn_reduce_plan *plan, opnn_r
     if (!g) { /* first sighting: remember it, launch directly */
         if (lru->exec)
             cudaGraphExecDestroy(lru->exec);
-        *lru = graph_slot{*plan, (int)kind, in, out, ws.partials, ws.counters, NULL, ++st->tick};
+        *lru = graph_slot{*plan, (int)kind, in, out, partials, counters, NULL, ++st->tick};
         return OP_OK;
     }
     g->used = ++st->tick;
