@@ -1299,6 +1299,21 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, rows4, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_THREAD);
     assert_int_equal(p.launch.grid_x, p.launch.units);
+
+    /* columns of 2-4 rows, aligned or not: COL_TINY_R with one A index, which the launcher
+     * runs as col_tiny_kernel (opnn/cuda/reduce.cuh); 5 rows stay with the column kernel */
+    const int64_t c3[2] = {3, 89478485}, c2[2] = {2, 134217728}, c5[2] = {5, 53687091};
+    h200_launch(&p, 2, c3, 1, ax0, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_COL_TINY_R);
+    assert_int_equal(p.a, 1);
+    assert_int_equal(p.r, 3);
+    assert_int_equal(p.launch.vec, 1); /* rows 4 bytes off 16-byte alignment */
+    h200_launch(&p, 2, c2, 1, ax0, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_COL_TINY_R);
+    assert_int_equal(p.launch.vec, 4);
+    h200_launch(&p, 2, c5, 1, ax0, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_COL_TINY_R);
+    assert_int_equal(p.r, 5);
 }
 
 /* Every family a random shape admits gives a launch within the limits; the planner's own
