@@ -561,6 +561,25 @@ static void dev_case_check(dev_case *dc, ts_op op, const char *what)
     free(ref_i);
 }
 
+/* Enqueues kind over dc on stream st with state *cs, into out (NULL: dc's own output). */
+static op_status dev_case_run(dev_case *dc, opnn_reduce_kind kind, void *out, cudaStream_t st,
+                              opnn_cuda_state **cs)
+{
+    char msg[512];
+    return opnn_cuda_reduce(&dc->plan, kind, dc->d_in, out ? out : dc->d_out, st, cs, msg,
+                            sizeof msg);
+}
+
+/* New random input for dc from rng, on the device before work on any stream reads it (a copy
+ * from pageable memory may still be in flight when cudaMemcpy returns, and a non-blocking
+ * stream does not wait for the legacy stream). */
+static void dev_case_refill(dev_case *dc, ts_rng *rng)
+{
+    ts_fill_random(rng, dc->h_in, dc->x.t.dtype, dc->plan.out_numel * dc->plan.red_numel, 1.0);
+    CUDA_OK(cudaMemcpy(dc->d_in, dc->h_in, dc->in_bytes, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaDeviceSynchronize());
+}
+
 static void dev_case_free(dev_case *dc)
 {
     cudaFree(dc->d_in);
@@ -588,19 +607,13 @@ static void graph__capture_and_replay(void **state)
     assert_true(b.plan.launch.split > 1);
 
     /* warm-up: the workspace is allocated outside the capture */
-    assert_int_equal(
-        opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg, sizeof msg),
-        OP_OK);
-    assert_int_equal(
-        opnn_cuda_reduce(&b.plan, OPNN_REDUCE_MAX, b.d_in, b.d_out, st, &cs, msg, sizeof msg),
-        OP_OK);
+    assert_int_equal(dev_case_run(&a, OPNN_REDUCE_SUM, NULL, st, &cs), OP_OK);
+    assert_int_equal(dev_case_run(&b, OPNN_REDUCE_MAX, NULL, st, &cs), OP_OK);
     CUDA_OK(cudaStreamSynchronize(st));
 
     CUDA_OK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-    op_status sa =
-        opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg, sizeof msg);
-    op_status sb =
-        opnn_cuda_reduce(&b.plan, OPNN_REDUCE_MAX, b.d_in, b.d_out, st, &cs, msg, sizeof msg);
+    op_status sa = dev_case_run(&a, OPNN_REDUCE_SUM, NULL, st, &cs);
+    op_status sb = dev_case_run(&b, OPNN_REDUCE_MAX, NULL, st, &cs);
     /* a state that would have to allocate refuses cleanly inside a capture */
     op_status sf =
         opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &fresh, msg, sizeof msg);
@@ -613,11 +626,8 @@ static void graph__capture_and_replay(void **state)
 
     for (int rep = 0; rep < 3; rep++) {
         ts_rng rng = {seed + 100 + (uint64_t)rep};
-        ts_fill_random(&rng, a.h_in, a.x.t.dtype, ts_numel(1, s1), 1.0);
-        ts_fill_random(&rng, b.h_in, b.x.t.dtype, ts_numel(2, s2), 1.0);
-        CUDA_OK(cudaMemcpy(a.d_in, a.h_in, a.in_bytes, cudaMemcpyHostToDevice));
-        CUDA_OK(cudaMemcpy(b.d_in, b.h_in, b.in_bytes, cudaMemcpyHostToDevice));
-        CUDA_OK(cudaDeviceSynchronize()); /* st does not wait for the legacy stream's copies */
+        dev_case_refill(&a, &rng);
+        dev_case_refill(&b, &rng);
         CUDA_OK(cudaGraphLaunch(ge, st));
         CUDA_OK(cudaStreamSynchronize(st));
         dev_case_check(&a, TS_SUM, "graph replay full sum");
@@ -643,7 +653,6 @@ static void graph__small_calls_replayed(void **state)
     opnn_cuda_state *cs = NULL, *off = NULL;
     cudaStream_t st;
     dev_case a, b, c;
-    char msg[512];
 
     NEED_CUDA();
     CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
@@ -653,25 +662,12 @@ static void graph__small_calls_replayed(void **state)
     assert_true(c.plan.launch.split > 1); /* partials and counters inside the graph */
     for (int rep = 0; rep < 4; rep++) {
         ts_rng rng = {seed + 10 + (uint64_t)rep};
-        dev_case *all[] = {&a, &b, &c};
-        for (int i = 0; i < 3; i++) {
-            ts_fill_random(&rng, all[i]->h_in, all[i]->x.t.dtype,
-                           all[i]->plan.out_numel * all[i]->plan.red_numel, 1.0);
-            CUDA_OK(
-                cudaMemcpy(all[i]->d_in, all[i]->h_in, all[i]->in_bytes, cudaMemcpyHostToDevice));
-        }
-        /* a copy from pageable memory may still be in flight when cudaMemcpy returns, and st
-         * does not wait for the legacy stream */
-        CUDA_OK(cudaDeviceSynchronize());
-        assert_int_equal(
-            opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &cs, msg, sizeof msg),
-            OP_OK);
-        assert_int_equal(
-            opnn_cuda_reduce(&b.plan, OPNN_REDUCE_MAX, b.d_in, b.d_out, st, &cs, msg, sizeof msg),
-            OP_OK);
-        assert_int_equal(
-            opnn_cuda_reduce(&c.plan, OPNN_REDUCE_SUM, c.d_in, c.d_out, st, &cs, msg, sizeof msg),
-            OP_OK);
+        dev_case_refill(&a, &rng);
+        dev_case_refill(&b, &rng);
+        dev_case_refill(&c, &rng);
+        assert_int_equal(dev_case_run(&a, OPNN_REDUCE_SUM, NULL, st, &cs), OP_OK);
+        assert_int_equal(dev_case_run(&b, OPNN_REDUCE_MAX, NULL, st, &cs), OP_OK);
+        assert_int_equal(dev_case_run(&c, OPNN_REDUCE_SUM, NULL, st, &cs), OP_OK);
         CUDA_OK(cudaStreamSynchronize(st));
         dev_case_check(&a, TS_SUM, "replayed rows sum");
         dev_case_check(&b, TS_MAX, "replayed full max");
@@ -685,9 +681,7 @@ static void graph__small_calls_replayed(void **state)
     CUDA_OK(cudaMalloc((void **)&outs, sizeof host));
     for (int round = 0; round < 3; round++)
         for (int k = 0; k < 6; k++)
-            assert_int_equal(opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, outs + 64 * k, st,
-                                              &cs, msg, sizeof msg),
-                             OP_OK);
+            assert_int_equal(dev_case_run(&a, OPNN_REDUCE_SUM, outs + 64 * k, st, &cs), OP_OK);
     CUDA_OK(cudaStreamSynchronize(st));
     CUDA_OK(cudaMemcpy(host, outs, sizeof host, cudaMemcpyDeviceToHost));
     float ref[64];
@@ -698,9 +692,7 @@ static void graph__small_calls_replayed(void **state)
 
     setenv("OPNN_CUDA_GRAPHS", "0", 1);
     for (int rep = 0; rep < 3; rep++)
-        assert_int_equal(
-            opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st, &off, msg, sizeof msg),
-            OP_OK);
+        assert_int_equal(dev_case_run(&a, OPNN_REDUCE_SUM, NULL, st, &off), OP_OK);
     unsetenv("OPNN_CUDA_GRAPHS");
     CUDA_OK(cudaStreamSynchronize(st));
     dev_case_check(&a, TS_SUM, "rows sum without graphs");
@@ -723,7 +715,6 @@ static void streams__two_states_concurrently(void **state)
     opnn_cuda_state *c1 = NULL, *c2 = NULL;
     cudaStream_t st1, st2;
     dev_case a, b;
-    char msg[512];
 
     NEED_CUDA();
     CUDA_OK(cudaStreamCreateWithFlags(&st1, cudaStreamNonBlocking));
@@ -735,12 +726,8 @@ static void streams__two_states_concurrently(void **state)
     /* no synchronisation between the calls: the two states' counters and partials are
      * separate, each stream orders its own launches */
     for (int rep = 0; rep < 20; rep++) {
-        assert_int_equal(
-            opnn_cuda_reduce(&a.plan, OPNN_REDUCE_SUM, a.d_in, a.d_out, st1, &c1, msg, sizeof msg),
-            OP_OK);
-        assert_int_equal(
-            opnn_cuda_reduce(&b.plan, OPNN_REDUCE_SUM, b.d_in, b.d_out, st2, &c2, msg, sizeof msg),
-            OP_OK);
+        assert_int_equal(dev_case_run(&a, OPNN_REDUCE_SUM, NULL, st1, &c1), OP_OK);
+        assert_int_equal(dev_case_run(&b, OPNN_REDUCE_SUM, NULL, st2, &c2), OP_OK);
     }
     CUDA_OK(cudaStreamSynchronize(st1));
     CUDA_OK(cudaStreamSynchronize(st2));

@@ -1261,6 +1261,8 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
     }
     case OPNN_KERNEL_OUTER: {
         constexpr int V = 16 / sizeof(T);
+        /* 16-byte loads where the planner allows them and the pointer is aligned */
+        const bool vec = l.vec > 1 && ((uintptr_t)in & 15u) == 0;
         if (l.family == OPNN_FAMILY_COL_TINY_R && plan->a == 1 && plan->r >= 1 &&
             plan->r <= kColTinyRows) {
             coltiny_args a;
@@ -1270,7 +1272,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.r_stride = plan->r_stride;
             a.red_n = plan->red_numel;
             a.r = (int)plan->r;
-            if (l.vec > 1 && ((uintptr_t)in & 15u) == 0) {
+            if (vec) {
                 a.nitems = plan->b / V;
                 col_tiny_kernel<Op, true><<<grid_for_op<Op>(l.grid_x), kBlock, 0, stream>>>(op, a);
             } else {
@@ -1295,7 +1297,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.units = l.units;
         a.partials = ws.partials;
         a.counters = ws.counters;
-        if (l.vec > 1 && ((uintptr_t)in & 15u) == 0) {
+        if (vec) {
             outer_kernel<Op, V><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         } else {
             /* scalar loads (still coalesced across the warp): tiles of bx columns; the
