@@ -191,6 +191,14 @@ static const shape_case family_cases[] = {
     {"row_vec8", 2, S(4099, 8), S(0), false, 1, S(1), 0},
     {"row_49", 2, S(3001, 49), S(0), false, 1, S(1), 0},
     {"row_33_offset", 2, S(999, 33), S(0), false, 1, S(1), 1},
+    /* row tiles: 8-, 16-byte and element chunks, a pack of one row, tiles of one pack, rows
+     * past the last pack, no whole pack at all */
+    {"row_tile_6", 2, S(10007, 6), S(0), false, 1, S(1), 0},
+    {"row_tile_12", 2, S(3001, 12), S(0), false, 1, S(1), 0},
+    {"row_tile_100_offset", 2, S(1003, 100), S(0), false, 1, S(1), 1},
+    {"row_tile_127", 2, S(2001, 127), S(0), false, 1, S(1), 0},
+    {"row_tile_5", 2, S(99999, 5), S(0), false, 1, S(1), 0},
+    {"row_tile_no_pack", 2, S(3, 7), S(0), false, 1, S(1), 0},
     {"row_mid", 2, S(2000, 256), S(0), false, 1, S(1), 0},
     {"row_long", 2, S(37, 20011), S(0), false, 1, S(1), 0},
     {"row_few_long", 2, S(3, 100003), S(0), false, 1, S(1), 0},

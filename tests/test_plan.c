@@ -1252,11 +1252,35 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
     assert_int_equal(p.launch.ranges, 1);
 
-    /* row_tiny-like short rows keep four rows in flight a group */
-    const int64_t shortrows[2] = {1 << 20, 24};
+    /* short rows: warp tiles of whole rows. 96-byte rows end on a 16-byte boundary each (packs
+     * of one row), 21 of them (126 vectors) a tile, a lane a row; rows of 3 need packs of 4
+     * (48 bytes), 42 packs a tile; rows of 49, packs of 4 rows, 2 packs a tile, 4 lanes a row */
+    const int64_t shortrows[2] = {1 << 20, 24}, rows3[2] = {8388608, 3}, rows49[2] = {4194304, 49};
     h200_launch(&p, 2, shortrows, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_ROW_TILE);
+    assert_int_equal(p.launch.segs, 1);
+    assert_int_equal(p.launch.chunk, 21);
+    assert_int_equal(p.launch.tiles, 126);
+    assert_int_equal(p.launch.units, ((1 << 20) + 20) / 21);
+    assert_int_equal(p.launch.sub, 1);
+    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
+    h200_launch(&p, 2, rows3, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.segs, 4);
+    assert_int_equal(p.launch.chunk, 168);
+    assert_int_equal(p.launch.tiles, 126);
+    h200_launch(&p, 2, rows49, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.segs, 4);
+    assert_int_equal(p.launch.chunk, 8);
+    assert_int_equal(p.launch.tiles, 98);
+    assert_int_equal(p.launch.sub, 4);
+
+    /* rows of 768 bytes (past a tile's 512) go to groups of lanes */
+    const int64_t rows192[2] = {1 << 20, 192};
+    h200_launch(&p, 2, rows192, 1, ax1, "f32");
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
-    assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
 
     /* bn_nhw: a block per channel walks its 128 segments as one flat sequence (ranges 1);
      * 256 units fit one wave of 3 x 132 blocks, so no split and no partials */
@@ -1284,8 +1308,9 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 4096);
 
     /* row_tiny: 4 vectors a row, a warp reads 32 consecutive vectors (ROW_VEC); bf16 rows of 16
-     * vectors go to 4-lane groups instead, one row at a time */
+     * vectors, and f32 rows of 16 or 32, go to groups of lanes instead, one row at a time */
     const int64_t tiny[2] = {16777216, 16}, bf16rows[2] = {2097152, 128};
+    const int64_t rows64[2] = {4194304, 64};
     h200_launch(&p, 2, tiny, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 4);
@@ -1293,12 +1318,17 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
     assert_int_equal(p.launch.sub, 4);
     assert_int_equal(p.launch.ranges, 1);
+    h200_launch(&p, 2, rows64, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
+    h200_launch(&p, 2, bf16rows, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
 
-    /* 16-byte rows, a thread each: a block per tile, not a persistent grid */
+    /* 16-byte rows, contiguous: tiles (the kernel folds packs in registers); strided ones a
+     * thread each, a block per tile */
     const int64_t rows4[2] = {33554432, 4};
     h200_launch(&p, 2, rows4, 1, ax1, "f32");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_THREAD);
-    assert_int_equal(p.launch.grid_x, p.launch.units);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.segs, 1);
 
     /* columns of 2-4 rows, aligned or not: COL_TINY_R with one A index, which the launcher
      * runs as col_tiny_kernel (opnn/cuda/reduce.cuh); 5 rows stay with the column kernel */

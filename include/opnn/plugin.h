@@ -19,7 +19,8 @@ extern "C" {
 /// Version of the registration ABI below (and of opnn/reduce_plan.h's launch record, which a
 /// plugin's CUDA kernels follow). A plugin built against another version is refused.
 /// 2: opnn_launch.ranges, OPNN_KERNEL_FULL.
-#define OP_ABI_VERSION 2u
+/// 3: OPNN_KERNEL_ROW_TILE (rows up to 512 bytes) in place of OPNN_KERNEL_ROW_TINY.
+#define OP_ABI_VERSION 3u
 
 /// Attribute value types.
 typedef enum op_attr_type {

@@ -40,16 +40,16 @@ extern "C" {
 /* Longest contiguous range one group of lanes walks, in elements: the block kernel cuts longer
  * ones; the group kernels serve only rows shorter than this. */
 #define OPNN_CUDA_MAX_RANGE ((int64_t)1 << 30)
-/* Bytes of input one ROW_TINY tile stages through shared memory. */
-#define OPNN_CUDA_TINY_TILE_BYTES (OPNN_CUDA_BLOCK * 16 * OPNN_CUDA_UNROLL)
+/* Longest row ROW_TILE takes, in bytes (a warp tile holds OPNN_CUDA_UNROLL * 32 vectors). */
+#define OPNN_CUDA_ROW_TILE_MAX_BYTES 512
 
 typedef enum opnn_cuda_family {
     OPNN_FAMILY_NONE = 0,    /* EMPTY: nothing to launch */
     OPNN_FAMILY_FILL,        /* FILL: every output is finalize(identity, 0) */
     OPNN_FAMILY_FULL_SMALL,  /* FULL, one block */
     OPNN_FAMILY_FULL_SPLIT,  /* FULL, split across blocks, the last block combines */
-    OPNN_FAMILY_ROW_TINY,    /* ROW, K * size <= 16 bytes, rows contiguous: 16-byte chunks
-                                spanning rows, staged through shared memory */
+    OPNN_FAMILY_ROW_TILE,    /* ROW, K * size <= 512 bytes, rows contiguous: warp tiles of
+                                whole rows through shared memory, `sub` lanes a row */
     OPNN_FAMILY_ROW_THREAD,  /* ROW, a thread per row (rows of one 16-byte vector) */
     OPNN_FAMILY_ROW_SUBWARP, /* ROW, `sub` (2..16) lanes per row */
     OPNN_FAMILY_ROW_WARP,    /* ROW, a warp per row */
@@ -73,7 +73,7 @@ typedef enum opnn_cuda_kernel {
     OPNN_KERNEL_FILL,
     OPNN_KERNEL_INNER_BLOCK, /* a block (of groups of `sub` lanes) per (output, split) unit */
     OPNN_KERNEL_INNER_GROUP, /* a group of `sub` lanes per output, OPNN_CUDA_UNROLL outputs */
-    OPNN_KERNEL_ROW_TINY,
+    OPNN_KERNEL_ROW_TILE,
     OPNN_KERNEL_OUTER,
     OPNN_KERNEL_GENERIC,
     OPNN_KERNEL_ROW_VEC, /* groups of `sub` lanes per row, 16-byte vectors, rows contiguous */
@@ -90,9 +90,10 @@ typedef struct opnn_launch {
     int64_t split;          /* blocks that share one output's reduction (1: no split) */
     int64_t chunk;          /* INNER_BLOCK: elements of K per split unit (0: split over R1,
                                `segs` segments per unit); OUTER: rows per slice;
-                               ROW_TINY: rows per tile */
-    int64_t segs;           /* INNER_BLOCK: R1 segments per unit (chunk == 0) */
-    int64_t tiles;          /* OUTER: column tiles per A index */
+                               ROW_TILE: rows per warp tile */
+    int64_t segs;           /* INNER_BLOCK: R1 segments per unit (chunk == 0); ROW_TILE: rows
+                               per pack (rows that end on a 16-byte boundary) */
+    int64_t tiles;          /* OUTER: column tiles per A index; ROW_TILE: vectors per tile */
     int vec;                /* elements per 16-byte vector load (1: scalar loads) */
     int sub;                /* lanes per range (INNER), per output (GENERIC), BX (OUTER) */
     int ranges;             /* INNER_BLOCK, INNER_GROUP: ranges (rows, segments, pieces) in
