@@ -805,7 +805,10 @@ template <class T, int K> struct row_pack_shape {
     static constexpr int B = K * (int)sizeof(T);
     static constexpr int GCD = B % 16 == 0 ? 16 : B % 8 == 0 ? 8 : B % 4 == 0 ? 4 : 2;
     static constexpr int P = 16 / GCD, NV = B / GCD;
-    static constexpr int M = P * (int)sizeof(T) >= 16 ? 1 : 16 / (P * (int)sizeof(T));
+    /* 16 bytes of input rows' worth a thread, at most 4 vectors unless a pack is longer (f16
+     * rows of 8 with 8 vectors a thread: 3018 GB/s against 3979 for f32 rows of 4 with 4) */
+    static constexpr int M0 = P * (int)sizeof(T) >= 16 ? 1 : 16 / (P * (int)sizeof(T));
+    static constexpr int M = NV * M0 <= 4 ? M0 : (4 / NV > 0 ? 4 / NV : 1);
     static constexpr int RV = NV * M, RR = P * M; /* vectors and rows a thread */
 };
 
