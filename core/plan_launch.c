@@ -399,7 +399,11 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     int64_t es = (int64_t)esize_of(p->dtype), row_bytes = v->k * es, pack_vec = 0;
     int64_t pack = row_tile_pack(row_bytes, &pack_vec);
     int64_t m = (32 * OPNN_CUDA_UNROLL) / pack_vec, rows = m * pack;
-    int64_t nchunks = row_bytes / gcd64(row_bytes, 16), best = -1;
+    /* shared-memory reads a row: chunks of gcd(row_bytes, 16) bytes; 2-byte rows of odd length
+     * are read as the 4-byte words that cover them */
+    int64_t nchunks =
+        gcd64(row_bytes, 16) == 2 ? row_bytes / 4 + 1 : row_bytes / gcd64(row_bytes, 16);
+    int64_t best = -1;
 
     launch_reset(l, OPNN_FAMILY_ROW_TILE, OPNN_KERNEL_ROW_TILE);
     l->vec = (int)(16 / es);

@@ -701,6 +701,32 @@ __device__ __forceinline__ typename Op::acc_t tile_row_fold(const Op &op, const 
     return acc;
 }
 
+/* A row of k 2-byte elements that starts on a 2-byte boundary (odd k): read as the 4-byte words
+ * that cover it, two elements a read, the halves outside the row left out. `e0` is the row's
+ * first element within the tile (which starts on a 16-byte boundary). Half the shared-memory
+ * reads of taking the elements one by one. */
+template <class Op>
+__device__ __forceinline__ typename Op::acc_t tile_row_fold_pairs(const Op &op, const char *tile,
+                                                                  int e0, int k, int gl, int g)
+{
+    using T = typename Op::in_t;
+    static_assert(sizeof(T) == 2, "pairs of 2-byte elements");
+    typename Op::acc_t acc = op.identity();
+    const unsigned *w = reinterpret_cast<const unsigned *>(tile);
+    const int wend = (e0 + k + 1) >> 1;
+    for (int j = (e0 >> 1) + gl; j < wend; j += g) {
+        const unsigned u = w[j];
+        T e[2];
+        memcpy(e, &u, 4);
+        const int idx = 2 * j - e0; /* index of e[0] in the row: -1 .. k - 1 */
+        if (idx >= 0)
+            acc = fold_elem(op, acc, e[0], idx);
+        if (idx + 1 < k)
+            acc = fold_elem(op, acc, e[1], idx + 1);
+    }
+    return acc;
+}
+
 /* Rows of k * size <= 512 bytes, contiguous. P consecutive rows (a pack) span a whole number of
  * 16-byte vectors, so a tile of whole packs is read with coalesced 16-byte loads whatever k is
  * (3, 49, ...): warp w loads tile t as 32 consecutive vectors per instruction into registers,
@@ -774,9 +800,11 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
             else if (sizeof(T) <= 4 && a.chunk == 4)
                 acc = tile_row_fold<Op, std::conditional_t<sizeof(T) <= 4, unsigned, uint2>>(
                     op, row, r < nr ? nchunks : 0, gl, a.g);
+            else if constexpr (sizeof(T) == 2) /* 2-byte rows of odd length: word pairs */
+                acc = tile_row_fold_pairs(op, sb, (r < nr ? r : 0) * (int)a.k,
+                                          r < nr ? (int)a.k : 0, gl, a.g);
             else
-                acc = tile_row_fold<Op, std::conditional_t<sizeof(T) <= 2, unsigned short, uint2>>(
-                    op, row, r < nr ? nchunks : 0, gl, a.g);
+                acc = tile_row_fold<Op, uint2>(op, row, 0, gl, a.g); /* not reached */
             if (a.g > 1)
                 acc = group_reduce(op, acc, a.g);
             if (gl == 0 && r < nr)
