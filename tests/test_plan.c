@@ -1389,6 +1389,73 @@ static void launch__every_family_within_limits(void **state)
         print_message("[ info ] %-18s %d\n", opnn__cuda_family_name(f), admitted[f]);
 }
 
+/* ROW_TILE's geometry for every row length it takes, in every dtype: a pack of P rows ends on a
+ * 16-byte boundary and is the fewest such rows; a tile is whole packs, at most 128 vectors, and
+ * the tiles cover every whole pack; lanes a row a power of two no larger than a warp. Rows past
+ * 512 bytes, or whose pack is longer than a tile, are refused; the planner takes ROW_TILE for
+ * contiguous rows it serves but for rows of 2-8 vectors (ROW_VEC) and of 16 or 32 vectors (groups
+ * of lanes). */
+static void launch__row_tile_geometry(void **state)
+{
+    static const char *const dts[] = {"f16", "bf16", "f32", "i32", "f64", "i64"};
+    (void)state;
+
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+        const DLDataType t = ts_dtype(dts[d]);
+        const int64_t es = t.bits / 8;
+
+        for (int64_t k = 1; k <= 300; k++) {
+            const int64_t rows = 1000003, shape[2] = {rows, k}, ax1[1] = {1};
+            opnn_reduce_plan p, q;
+
+            int64_t g16 = 16;
+            while ((k * es) % g16 != 0)
+                g16 /= 2;
+            /* a tile holds whole packs: odd 16-bit rows past 128 elements do not fit one */
+            const bool fits =
+                k * es <= OPNN_CUDA_ROW_TILE_MAX_BYTES && k * es / g16 <= 32 * OPNN_CUDA_UNROLL;
+
+            plan_dtype_for(&p, 2, shape, 1, ax1, t);
+            q = p;
+            if (!opnn__reduce_launch_family(&q, &h200, OPNN_FAMILY_ROW_TILE)) {
+                if (fits)
+                    fail_msg("%s rows of %lld refused", dts[d], (long long)k);
+                continue;
+            }
+            if (!fits)
+                fail_msg("%s rows of %lld taken", dts[d], (long long)k);
+            check_launch(&q);
+            const opnn_launch *l = &q.launch;
+            const int64_t pack = l->segs, pack_bytes = pack * k * es;
+            assert_int_equal(l->kernel, OPNN_KERNEL_ROW_TILE);
+            assert_int_equal(pack_bytes % 16, 0);
+            for (int64_t f = 1; f < pack; f++) /* the fewest rows that do */
+                assert_true((f * k * es) % 16 != 0);
+            assert_int_equal(l->chunk % pack, 0);
+            assert_int_equal(l->tiles * 16, l->chunk / pack * pack_bytes);
+            assert_true(l->tiles >= 1 && l->tiles <= 32 * OPNN_CUDA_UNROLL);
+            assert_true(l->units * (l->chunk / pack) >= rows / pack);
+            assert_true((l->units - 1) * (l->chunk / pack) < rows / pack);
+            assert_true(l->sub >= 1 && l->sub <= 32 && (l->sub & (l->sub - 1)) == 0);
+            assert_int_equal(l->vec, 16 / es);
+
+            /* the planner's own choice */
+            q = p;
+            opnn__reduce_plan_launch(&q, &h200);
+            const int64_t row_bytes = k * es, nvec = row_bytes / 16;
+            const bool vec = row_bytes % 16 == 0 && nvec >= 2 && nvec <= 8 &&
+                             (nvec & (nvec - 1)) == 0 && !(es == 2 && nvec > 4);
+            const bool groups = row_bytes % 16 == 0 && (nvec == 16 || nvec == 32);
+            if (vec)
+                assert_int_equal(q.launch.family, OPNN_FAMILY_ROW_VEC);
+            else if (!groups)
+                assert_int_equal(q.launch.family, OPNN_FAMILY_ROW_TILE);
+            else
+                assert_int_equal(q.launch.kernel, OPNN_KERNEL_INNER_GROUP);
+        }
+    }
+}
+
 /* --- main ----------------------------------------------------------------------------------- */
 
 int main(void)
@@ -1404,6 +1471,7 @@ int main(void)
         cmocka_unit_test(plan__random_views_keep_mapping),
         cmocka_unit_test(launch__suite_shapes_on_h200),
         cmocka_unit_test(launch__every_family_within_limits),
+        cmocka_unit_test(launch__row_tile_geometry),
     };
     struct CMUnitTest tests[NUM_CASES + NUM_ERRORS + sizeof fixed / sizeof fixed[0]];
     size_t n = 0;
