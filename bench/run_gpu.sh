@@ -4,6 +4,11 @@
 # suite, and a kernel-time profile of the small cases. Output goes to $OUT (default
 # build/gpu-out). Dependencies not installed on the machine (uthash, cmocka, dlpack headers) may
 # be staged in .deps/ (see README).
+#
+# STAGES picks some of the stages (default: all, about 12 minutes on an H200): build test demo
+# suite plugins sanitizers offsuite profile. A machine with a per-command time limit can run it
+# in two calls, e.g. STAGES="build test demo suite plugins" and then
+# STAGES="build sanitizers offsuite profile" (the build is incremental the second time).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/build/gpu-out}
@@ -16,8 +21,11 @@ mkdir -p "$L"
 export LD_LIBRARY_PATH=$PWD/.deps/lib:${LD_LIBRARY_PATH:-}
 PATH=$PATH:/usr/local/cuda/bin
 jobs=$(nproc)
+STAGES=${STAGES:-build test demo suite plugins sanitizers offsuite profile}
 step() { echo "=== $* ($(date -u +%T))"; }
+want() { case " $STAGES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
+if want build; then
 step build
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPNN_WITH_CUDA=ON \
     -DCMAKE_PREFIX_PATH="$PWD/.deps" >"$L/build.log" 2>&1 &&
@@ -28,21 +36,28 @@ cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPNN_WITH_CUDA=ON \
 grep -E "warning" "$L/build.log" | head -5
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv >"$L/gpu.txt"
 cat "$L/gpu.txt"
+fi
 
+if want test; then
 step "ctest (all labels; GPU tests run here)"
 ctest --test-dir "$B" -j4 --output-on-failure --timeout 600 >"$L/tests.log" 2>&1
 echo "ctest rc=$?"
 grep -E "tests passed|Failed|\*\*\*|Passed|Skipped" "$L/tests.log" | tail -40
+fi
 
+if want demo; then
 step "demo"
 "$B/tools/opnn" demo 2>&1 | tail -5
+fi
 
+if want suite; then
 step "bench suite"
 "$B/tools/opnn" bench --json "$OUT/bench.json" >"$L/bench.log" 2>&1
 echo "bench rc=$?"
 cat "$L/bench.log"
+fi
 
-if [ -f "$B/plugins/reduce_extra.so" ] && [ -f "$B/plugins/argminmax.so" ]; then
+if want plugins && [ -f "$B/plugins/reduce_extra.so" ] && [ -f "$B/plugins/argminmax.so" ]; then
     step "plugin ops beside ReduceSum"
     P="--plugin $B/plugins/reduce_extra.so --plugin $B/plugins/argminmax.so"
     big="--case full --case row_wide --case row_mid --case row_tiny --case col_wide"
@@ -55,6 +70,7 @@ if [ -f "$B/plugins/reduce_extra.so" ] && [ -f "$B/plugins/argminmax.so" ]; then
     cat "$L/plugins.log"
 fi
 
+if want sanitizers; then
 step "compute-sanitizer (memcheck, racecheck) on a subset"
 export OPNN_TEST_QUICK=1 OPNN_TEST_FILTER='families__every*'
 for tool in memcheck racecheck; do
@@ -68,7 +84,9 @@ if [ -x "$B/tests/test_plugin_ops_cuda" ]; then
         >"$L/sanitizer_plugins.log" 2>&1
     echo "plugin memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$L/sanitizer_plugins.log" | tail -1)"
 fi
+fi
 
+if want offsuite; then
 step "shapes outside the suite (bench/offsuite_shapes.txt)"
 grep -v '^#' bench/offsuite_shapes.txt | while read -r shape axes dtype; do
     [ -n "$shape" ] || continue
@@ -78,12 +96,15 @@ grep -v '^#' bench/offsuite_shapes.txt | while read -r shape axes dtype; do
     cat "$L/offsuite_case.log" >>"$L/offsuite.log"
 done
 rm -f "$L/offsuite_case.log"
+fi
 
+if want profile; then
 step "kernel time of the small cases (ncu)"
 for shape in "4096" "64,1024"; do
     axes=$([ "$shape" = 4096 ] && echo 0 || echo 1)
     ncu -c 6 --metrics gpu__time_duration.sum "$B/tools/opnn" run ReduceSum --shape $shape \
         --axes $axes --device cuda 2>&1 | grep -E "gpu__time_duration|Kernel|kernel" | tail -4
 done
+fi
 tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"
 step done
