@@ -390,6 +390,15 @@ static int64_t row_tile_pack(int64_t row_bytes, int64_t *pack_vec)
     return 16 / g;
 }
 
+/* ROW_TILE serves contiguous rows (one, or rows k apart) whose pack fits a tile. */
+static bool row_tile_serves(const opnn_reduce_plan *p, const inner_view *v)
+{
+    int64_t pack_vec = 0;
+
+    return v->r1 == 1 && (v->c == 1 || v->c_stride == v->k) &&
+           row_tile_pack(v->k * (int64_t)esize_of(p->dtype), &pack_vec) > 0;
+}
+
 /* A warp tile holds as many whole packs as fit in 32 * OPNN_CUDA_UNROLL vectors. Lanes per row:
  * the power of two that takes the fewest shared-memory reads a lane (rounds of rows times chunks
  * a row, plus the shuffle rounds), the smaller on a tie. */
@@ -399,10 +408,9 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     int64_t es = (int64_t)esize_of(p->dtype), row_bytes = v->k * es, pack_vec = 0;
     int64_t pack = row_tile_pack(row_bytes, &pack_vec);
     int64_t m = (32 * OPNN_CUDA_UNROLL) / pack_vec, rows = m * pack;
-    /* shared-memory reads a row: chunks of gcd(row_bytes, 16) bytes; 2-byte rows of odd length
-     * are read as the 4-byte words that cover them */
-    int64_t nchunks =
-        gcd64(row_bytes, 16) == 2 ? row_bytes / 4 + 1 : row_bytes / gcd64(row_bytes, 16);
+    /* shared-memory reads a row: chunks of gcd(row_bytes, 16) = 16 / pack bytes; 2-byte rows
+     * of odd length are read as the 4-byte words that cover them */
+    int64_t chunk = 16 / pack, nchunks = chunk == 2 ? row_bytes / 4 + 1 : row_bytes / chunk;
     int64_t best = -1;
 
     launch_reset(l, OPNN_FAMILY_ROW_TILE, OPNN_KERNEL_ROW_TILE);
@@ -582,15 +590,11 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
             return false;
         plan_full(p, props, family);
         return true;
-    case OPNN_FAMILY_ROW_TILE: {
-        int64_t nv = 0;
-        if (!inner || p->cls == OPNN_CLASS_OUTER_INNER || v.r1 != 1 ||
-            (v.c > 1 && v.c_stride != v.k) ||
-            !row_tile_pack(v.k * (int64_t)esize_of(p->dtype), &nv))
+    case OPNN_FAMILY_ROW_TILE:
+        if (!inner || p->cls == OPNN_CLASS_OUTER_INNER || !row_tile_serves(p, &v))
             return false;
         plan_row_tile(p, props, &v);
         return true;
-    }
     case OPNN_FAMILY_ROW_THREAD:
     case OPNN_FAMILY_ROW_SUBWARP:
     case OPNN_FAMILY_ROW_WARP: {
@@ -664,9 +668,9 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
     size_t es = esize_of(p->dtype);
     int64_t row_bytes = v->k * (int64_t)es;
     int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
-    int64_t nvec = cdiv(v->k, (int64_t)(16 / es)), pack_vec = 0;
-
+    int64_t nvec = cdiv(v->k, (int64_t)(16 / es));
     int vec_lanes = p->cls == OPNN_CLASS_ROW ? row_vec_lanes(p, v) : 0;
+    bool use_vec = vec_lanes && vec_lanes <= 8;
     bool whole_pow2 = row_bytes % 16 == 0 && nvec >= 16 && (nvec & (nvec - 1)) == 0;
 
     /* Contiguous rows of up to 512 bytes: ROW_TILE (rows of 16 bytes or less fold whole packs
@@ -677,12 +681,11 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
      * thread a row; [4194304, 64] ROW_VEC 3965, tile 4116, 4-lane groups 4201; [2097152, 128]
      * 3985, 4168, 4294 (so ROW_VEC only up to 8 vectors); [16777216, 16] ROW_VEC 4209, tile
      * 4231; f16 [2684354, 200] tile 4228, groups 3845 (25 vectors a row). */
-    if ((v->c == 1 || v->c_stride == v->k) && row_tile_pack(row_bytes, &pack_vec) &&
-        !(vec_lanes && vec_lanes <= 8) && !whole_pow2)
+    if (row_tile_serves(p, v) && !use_vec && !whole_pow2)
         return OPNN_FAMILY_ROW_TILE;
     if (row_bytes <= 16)
         return OPNN_FAMILY_ROW_THREAD; /* strided rows of one vector or less: a thread a row */
-    if (vec_lanes && vec_lanes <= 8)
+    if (use_vec)
         return OPNN_FAMILY_ROW_VEC;
     if (row_bytes <= ROW_GROUP_MAX_BYTES) {
         int64_t sub = group_sub_for(nvec, v->c, slots);

@@ -1255,27 +1255,26 @@ static void launch__suite_shapes_on_h200(void **state)
     /* short rows: warp tiles of whole rows. 96-byte rows end on a 16-byte boundary each (packs
      * of one row), 21 of them (126 vectors) a tile, a lane a row; rows of 3 need packs of 4
      * (48 bytes), 42 packs a tile; rows of 49, packs of 4 rows, 2 packs a tile, 4 lanes a row */
-    const int64_t shortrows[2] = {1 << 20, 24}, rows3[2] = {8388608, 3}, rows49[2] = {4194304, 49};
-    h200_launch(&p, 2, shortrows, 1, ax1, "f32");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
-    assert_int_equal(p.launch.kernel, OPNN_KERNEL_ROW_TILE);
-    assert_int_equal(p.launch.segs, 1);
-    assert_int_equal(p.launch.chunk, 21);
-    assert_int_equal(p.launch.tiles, 126);
+    static const struct {
+        int64_t shape[2], segs, chunk, tiles, sub;
+    } tile_rows[] = {
+        {{1 << 20, 24}, 1, 21, 126, 1},
+        {{8388608, 3}, 4, 168, 126, 1},
+        {{4194304, 49}, 4, 8, 98, 4},
+    };
+    for (size_t i = 0; i < sizeof tile_rows / sizeof tile_rows[0]; i++) {
+        h200_launch(&p, 2, tile_rows[i].shape, 1, ax1, "f32");
+        assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+        assert_int_equal(p.launch.kernel, OPNN_KERNEL_ROW_TILE);
+        assert_int_equal(p.launch.segs, tile_rows[i].segs);
+        assert_int_equal(p.launch.chunk, tile_rows[i].chunk);
+        assert_int_equal(p.launch.tiles, tile_rows[i].tiles);
+        assert_int_equal(p.launch.sub, tile_rows[i].sub);
+    }
+    assert_int_equal(p.launch.units, 4194304 / 4 / 2); /* the last: whole packs over 2 a tile */
+    h200_launch(&p, 2, tile_rows[0].shape, 1, ax1, "f32");
     assert_int_equal(p.launch.units, ((1 << 20) + 20) / 21);
-    assert_int_equal(p.launch.sub, 1);
     assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
-    h200_launch(&p, 2, rows3, 1, ax1, "f32");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
-    assert_int_equal(p.launch.segs, 4);
-    assert_int_equal(p.launch.chunk, 168);
-    assert_int_equal(p.launch.tiles, 126);
-    h200_launch(&p, 2, rows49, 1, ax1, "f32");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
-    assert_int_equal(p.launch.segs, 4);
-    assert_int_equal(p.launch.chunk, 8);
-    assert_int_equal(p.launch.tiles, 98);
-    assert_int_equal(p.launch.sub, 4);
 
     /* rows of 768 bytes (past a tile's 512) go to groups of lanes */
     const int64_t rows192[2] = {1 << 20, 192};

@@ -82,6 +82,22 @@ __device__ __forceinline__ uint4 load_vec(const void *p)
     return v;
 }
 
+/* The 16 bytes at p as one vector: a 16-byte load where p is aligned, else V element loads
+ * (tensors at an odd byte offset). */
+template <class T> __device__ __forceinline__ uint4 load_vec_any(const T *p, bool aligned)
+{
+    if (aligned)
+        return load_vec(p);
+    constexpr int V = 16 / sizeof(T);
+    T tmp[V];
+#pragma unroll
+    for (int j = 0; j < V; j++)
+        tmp[j] = p[j];
+    uint4 v;
+    memcpy(&v, tmp, 16);
+    return v;
+}
+
 /* A load from L2 (partials written by other blocks of this launch: L1 may be stale). */
 template <class A> __device__ __forceinline__ A load_cg(const A *p)
 {
@@ -758,18 +774,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) {
             const int j = lane + 32 * u;
-            if (j < a.tile_vec && base + j < nvec) {
-                if (a.aligned) {
-                    v[u] = load_vec(in + (base + j) * V);
-                } else {
-                    const T *e = in + (base + j) * V;
-                    T tmp[V];
-#pragma unroll
-                    for (int i = 0; i < V; i++)
-                        tmp[i] = e[i];
-                    memcpy(&v[u], tmp, 16);
-                }
-            }
+            if (j < a.tile_vec && base + j < nvec)
+                v[u] = load_vec_any(in + (base + j) * V, a.aligned);
         }
     };
     int64_t t = (int64_t)blockIdx.x * wpb + w;
@@ -936,7 +942,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
     constexpr int V = 16 / sizeof(T);
-    const uint4 *in = static_cast<const uint4 *>(a.in);
+    const T *in = static_cast<const T *>(a.in);
     typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
     const int lane = threadIdx.x & 31, gl = lane & (a.g - 1);
     const int64_t wpb = blockDim.x >> 5;
@@ -948,18 +954,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) {
             const int64_t i = base + u * 32;
-            if (i < a.nvec) {
-                if (a.aligned) {
-                    v[u] = load_vec(in + i);
-                } else {
-                    const T *e = reinterpret_cast<const T *>(a.in) + i * V;
-                    T tmp[V];
-#pragma unroll
-                    for (int j = 0; j < V; j++)
-                        tmp[j] = e[j];
-                    memcpy(&v[u], tmp, 16);
-                }
-            }
+            if (i < a.nvec)
+                v[u] = load_vec_any(in + i * V, a.aligned);
         }
     };
     /* the next tile's loads go out before this tile's reduction (which is long for an operator
@@ -1370,6 +1366,15 @@ inline op_status launch_failed(char *msg, size_t msg_len, const opnn_reduce_plan
     return OP_ERR_DEVICE;
 }
 
+/* log2 of a power of two (lanes a row, as the row kernels shift by it) */
+inline int log2_pow2(int g)
+{
+    int l = 0;
+    while ((1 << l) < g)
+        l++;
+    return l;
+}
+
 inline unsigned grid_of(int64_t g)
 {
     return (unsigned)(g < 1 ? 1 : g > 0x7fffffff ? 0x7fffffff : g);
@@ -1391,6 +1396,18 @@ template <class Op> inline unsigned grid_for_op(int64_t g)
         return x; /* the launch reports the error */
     const unsigned cap = (unsigned)sms * (unsigned)min_blocks<Op>(2);
     return x < cap ? x : cap;
+}
+
+/* col_tiny_kernel over a's columns (VEC: whole 16-byte vectors, the rest one by one), a block a
+ * tile, not a persistent grid: blocks that finish make room for the next ones' loads
+ * ([5, 53687091] f32 4338 GB/s with about two tiles a block, 3679 with 4 blocks an SM striding;
+ * [3, 89478485] 4360 against 3803, H200) */
+template <class Op, bool VEC>
+void launch_col_tiny(const Op &op, coltiny_args a, cudaStream_t stream)
+{
+    constexpr int64_t tile = col_tiny_items<Op, VEC>() * kBlock;
+    const int64_t tiles = (a.nitems + tile - 1) / tile;
+    col_tiny_kernel<Op, VEC><<<grid_for_op<Op>(tiles), kBlock, 0, stream>>>(op, a);
 }
 
 /* Enqueues plan's family for operator op on stream. in and out already include byte_offset;
@@ -1475,9 +1492,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.tiles = l.units;
         a.red_n = plan->red_numel;
         a.g = l.sub;
-        a.log2g = 0;
-        while ((1 << a.log2g) < a.g)
-            a.log2g++;
+        a.log2g = log2_pow2(a.g);
         a.chunk = 16;
         while ((a.k * (int64_t)sizeof(T)) % a.chunk != 0)
             a.chunk /= 2;
@@ -1503,22 +1518,11 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.r_stride = plan->r_stride;
             a.red_n = plan->red_numel;
             a.r = (int)plan->r;
-            /* a block a tile, not a persistent grid: blocks that finish make room for the next
-             * ones' loads ([5, 53687091] f32 4338 GB/s with about two tiles a block, 3679 with
-             * 4 blocks an SM striding; [3, 89478485] 4360 against 3803, H200) */
-            if (vec) {
-                a.nitems = plan->b / V;
-                const int64_t tiles = (a.nitems + col_tiny_items<Op, true>() * kBlock - 1) /
-                                      (col_tiny_items<Op, true>() * kBlock);
-                col_tiny_kernel<Op, true>
-                    <<<grid_for_op<Op>(tiles > 0 ? tiles : 1), kBlock, 0, stream>>>(op, a);
-            } else {
-                a.nitems = plan->b;
-                const int64_t tiles = (a.nitems + col_tiny_items<Op, false>() * kBlock - 1) /
-                                      (col_tiny_items<Op, false>() * kBlock);
-                col_tiny_kernel<Op, false>
-                    <<<grid_for_op<Op>(tiles > 0 ? tiles : 1), kBlock, 0, stream>>>(op, a);
-            }
+            a.nitems = vec ? plan->b / V : plan->b;
+            if (vec)
+                launch_col_tiny<Op, true>(op, a, stream);
+            else
+                launch_col_tiny<Op, false>(op, a, stream);
             break;
         }
         outer_args a;
@@ -1553,9 +1557,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.in = in;
         a.out = out;
         a.g = l.sub;
-        a.log2g = 0;
-        while ((1 << a.log2g) < a.g)
-            a.log2g++;
+        a.log2g = log2_pow2(a.g);
         a.nvec = plan->a * a.g;
         a.tiles = (a.nvec + 32 * kUnroll - 1) / (32 * kUnroll);
         a.red_n = plan->red_numel;
