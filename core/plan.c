@@ -351,6 +351,16 @@ static opnn_reduce_class plan_classify(opnn_reduce_plan *p)
         p->r2_stride = p->istride[2];
         return OPNN_CLASS_OUTER_INNER;
     }
+    if (strcmp(pat, "RKRK") == 0) {
+        /* [R1, A, R, B]: still GENERIC (the CPU walks the merged dims), but with the view
+         * [A, R, B] and the outer reduced dim r1 filled in, so the CUDA column kernel can take
+         * each of the R1 slabs as a slice ([16, 512, 128, 256] over (0, 2)) */
+        if (view_disjoint(4, p->shape, p->istride) && plan_set_arb(p, 1, 2, 3)) {
+            p->r1 = p->shape[0];
+            p->r1_stride = p->istride[0];
+        }
+        return OPNN_CLASS_GENERIC;
+    }
     return OPNN_CLASS_GENERIC;
 }
 

@@ -470,12 +470,15 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     opnn_launch *l = &p->launch;
     size_t es = esize_of(p->dtype);
     int64_t vec = (int64_t)(16 / es), slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM);
-    int64_t bx, bx_threads, by, tiles, tiles1, split, rows;
+    /* a GENERIC plan here is R1 slabs of the view (reduce_plan.h) */
+    int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
+    int64_t bx, bx_threads, by, tiles, tiles1, split, rows, slabs = 1;
 
     /* 16-byte vectors need every (a, r) row start aligned; the launcher also checks the pointer
      * and falls back to scalar (still coalesced) loads when it is not */
     if (!((p->r == 1 || (p->r_stride * (int64_t)es) % 16 == 0) &&
-          (p->a == 1 || (p->a_stride * (int64_t)es) % 16 == 0)))
+          (p->a == 1 || (p->a_stride * (int64_t)es) % 16 == 0) &&
+          (r1 == 1 || (p->r1_stride * (int64_t)es) % 16 == 0)))
         vec = 1;
     bx = cdiv(p->b, vec);
 
@@ -490,20 +493,30 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     tiles = cdiv(bx, bx_threads);
     tiles1 = cdiv(p->b, bx_threads); /* tiles with scalar loads (the launcher's fallback) */
 
+    /* slices of the r1 * r rows of a column: whole slabs while there are at least as many
+     * slabs as slices, else pieces of one slab */
     if (family == OPNN_FAMILY_COL_TINY_R)
         split = 1;
     else
-        split = choose_split(p->a * tiles, p->r, slots, p->r / (by * COL_MIN_ROWS_PER_THREAD));
-    rows = cdiv(p->r, split);
-    split = cdiv(p->r, rows);
+        split = choose_split(p->a * tiles, r1 * p->r, slots,
+                             r1 * p->r / (by * COL_MIN_ROWS_PER_THREAD));
+    rows = p->r;
+    if (split <= r1) {
+        slabs = cdiv(r1, split);
+        split = cdiv(r1, slabs);
+    } else {
+        rows = cdiv(p->r, cdiv(split, r1));
+        split = r1 * cdiv(p->r, rows);
+    }
 
     l->vec = (int)vec;
     l->sub = (int)bx_threads;
     l->tiles = tiles;
     l->split = split;
     l->chunk = rows;
+    l->segs = slabs;
     l->units = p->a * tiles * split;
-    l->grid_x = grid_for(l->units, rows * bx_threads * vec * (int64_t)es, slots);
+    l->grid_x = grid_for(l->units, slabs * rows * bx_threads * vec * (int64_t)es, slots);
     if (split > 1)
         launch_workspace(l, p->a * imax(tiles * vec, tiles1) * bx_threads * split,
                          p->a * imax(tiles, tiles1));
@@ -625,7 +638,9 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
         plan_outer(p, props, family);
         return true;
     case OPNN_FAMILY_MIDDLE:
-        if (p->cls != OPNN_CLASS_COL && p->cls != OPNN_CLASS_MIDDLE)
+        /* the kernel counts slabs in 32 bits */
+        if (p->cls != OPNN_CLASS_COL && p->cls != OPNN_CLASS_MIDDLE &&
+            !(p->cls == OPNN_CLASS_GENERIC && p->r1 > 1 && p->r1 <= INT32_MAX))
             return false;
         plan_outer(p, props, family);
         return true;
@@ -724,7 +739,7 @@ static int col_family(const opnn_reduce_plan *p, const opnn_device_props *props)
     int64_t vec = (int64_t)(16 / es);
     int64_t bx;
 
-    if (p->cls == OPNN_CLASS_MIDDLE)
+    if (p->cls != OPNN_CLASS_COL)
         return OPNN_FAMILY_MIDDLE;
     if (!(p->r_stride * (int64_t)es % 16 == 0))
         vec = 1;
@@ -771,7 +786,9 @@ void opnn__reduce_plan_launch(opnn_reduce_plan *plan, const opnn_device_props *p
         family = outer_inner_family(plan, props, &v);
         break;
     default:
-        family = OPNN_FAMILY_GENERIC;
+        /* [R1, A, R, B] (reduce_plan.h): slabs of a middle view */
+        family = plan->cls == OPNN_CLASS_GENERIC && plan->r1 > 1 ? col_family(plan, props)
+                                                                 : OPNN_FAMILY_GENERIC;
         break;
     }
     if (!opnn__reduce_launch_family(plan, props, family))

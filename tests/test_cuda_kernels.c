@@ -218,6 +218,13 @@ static const shape_case family_cases[] = {
     {"col_transposed", 2, S(40, 30), S(1, 40), true, 1, S(0), 0},
     {"middle", 3, S(13, 301, 67), S(0), false, 1, S(1), 0},
     {"middle_aligned", 3, S(9, 123, 256), S(0), false, 1, S(1), 0},
+    /* narrow B: the rows of a warp fold by shuffles before the block tree */
+    {"middle_b4", 3, S(37, 300, 4), S(0), false, 1, S(1), 0},
+    {"middle_b2_offset", 3, S(100, 301, 2), S(0), false, 1, S(1), 1},
+    /* [R1, A, R, B]: slabs of a middle view; whole slabs a slice, pieces of one, odd B */
+    {"slabs_whole", 4, S(64, 3, 40, 64), S(0), false, 2, S(0, 2), 0},
+    {"slabs_pieces", 4, S(2, 3, 5000, 64), S(0), false, 2, S(0, 2), 0},
+    {"slabs_odd_offset", 4, S(5, 4, 33, 19), S(0), false, 2, S(0, 2), 1},
     {"outer_inner", 3, S(17, 23, 301), S(0), false, 2, S(0, 2), 0},
     {"outer_inner_short", 3, S(100, 300, 5), S(0), false, 2, S(0, 2), 0},
     {"outer_inner_nchw", 4, S(4, 8, 14, 14), S(0), false, 3, S(0, 2, 3), 0},

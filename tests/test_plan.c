@@ -34,6 +34,8 @@ typedef struct plan_case {
     int64_t mshape[OP_MAX_DIMS], mistride[OP_MAX_DIMS], mostride[OP_MAX_DIMS];
     /* a, r, b (FULL, ROW, COL, MIDDLE) or r1, c, r2 (OUTER_INNER); all zero: both views absent */
     int64_t view[3], vstride[3];
+    /* GENERIC [R1, A, R, B]: r1 and its stride beside the view a, r, b (zero: none) */
+    int64_t slab[2];
 } plan_case;
 
 #define NUM_(...) (sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
@@ -384,7 +386,15 @@ static const plan_case cases[] = {
         SHAPE(2, 3, 4, 5), AXES(0, 2),
         .cls = OPNN_CLASS_GENERIC, .out_numel = 15, .red_numel = 8, .mask = 0x5,
         .pat = "RKRK", .mshape = {2, 3, 4, 5}, .mistride = {60, 20, 5, 1},
-        .mostride = {0, 5, 0, 1},
+        .mostride = {0, 5, 0, 1}, .view = {3, 4, 5}, .vstride = {20, 5, 1}, .slab = {2, 60},
+    },
+    {
+        /* R K R K whose kept dims are not compact in the output: no slab view */
+        .name = "plan__generic_rkrk_output_strided",
+        SHAPE(2, 3, 4, 5), STRIDES(60, 1, 3, 12), AXES(0, 2),
+        .cls = OPNN_CLASS_GENERIC, .out_numel = 15, .red_numel = 8, .mask = 0x5,
+        .pat = "RKRK", .mshape = {2, 5, 4, 3}, .mistride = {60, 12, 3, 1},
+        .mostride = {0, 1, 0, 5},
     },
     {
         .name = "plan__generic_rank8_alternating",
@@ -647,6 +657,7 @@ static void plan__case(void **state)
     const plan_case *c = *state;
     const int64_t none[3] = {1, 1, 1}, none_stride[3] = {0, 0, 0};
     const int64_t *arb = none, *arb_stride = none_stride, *rcr = none, *rcr_stride = none_stride;
+    int64_t slab[3] = {1, 1, 1}, slab_stride[3] = {0, 0, 0};
     opnn_reduce_request req;
     opnn_reduce_plan plan;
     char msg[256] = "";
@@ -685,6 +696,12 @@ static void plan__case(void **state)
     } else if (c->view[0] != 0) {
         arb = c->view;
         arb_stride = c->vstride;
+    }
+    if (c->slab[0] != 0) {
+        slab[0] = c->slab[0];
+        slab_stride[0] = c->slab[1];
+        rcr = slab;
+        rcr_stride = slab_stride;
     }
     assert_int_equal(plan.a, arb[0]);
     assert_int_equal(plan.r, arb[1]);
@@ -1343,6 +1360,38 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, c5, 1, ax0, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_COL_TINY_R);
     assert_int_equal(p.r, 5);
+
+    /* [16, 512, 128, 256] over (0, 2): R1 = 16 slabs of [512, 128, 256] for the column kernel;
+     * 1024 column tiles of 512 bytes fill two waves, so a slice is all 16 slabs (no partials) */
+    const int64_t rkrk[4] = {16, 512, 128, 256}, ax02[2] = {0, 2};
+    h200_launch(&p, 4, rkrk, 2, ax02, "f32");
+    assert_int_equal(p.cls, OPNN_CLASS_GENERIC);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_OUTER);
+    assert_int_equal(p.launch.vec, 4);
+    assert_int_equal(p.launch.tiles, 2);
+    assert_int_equal(p.launch.split, 1);
+    assert_int_equal(p.launch.segs, 16);
+    assert_int_equal(p.launch.chunk, 128);
+    assert_int_equal(p.launch.units, 512 * 2);
+    assert_int_equal(p.launch.workspace_bytes, 0);
+
+    /* few columns, long slabs: each of the 2 slabs cut into pieces of 1000 rows, partials for
+     * the 2 x 5 slices of each tile and a counter a tile */
+    const int64_t pieces[4] = {2, 3, 5000, 64};
+    h200_launch(&p, 4, pieces, 2, ax02, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.segs, 1);
+    assert_int_equal(p.launch.chunk, 1000);
+    assert_int_equal(p.launch.split, 10);
+    assert_int_equal(p.launch.units, 3 * 10);
+    assert_int_equal(p.launch.ncounters, 3 * 4); /* 4 tiles a column if loads are scalar */
+
+    /* a stride between slabs that breaks 16-byte alignment: scalar loads */
+    const int64_t odd[4] = {5, 4, 33, 19};
+    h200_launch(&p, 4, odd, 2, ax02, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.vec, 1);
 }
 
 /* Every family a random shape admits gives a launch within the limits; the planner's own

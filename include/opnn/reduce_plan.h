@@ -89,10 +89,11 @@ typedef struct opnn_launch {
     int64_t units;          /* work units: (output, split) pairs, row tiles, column tiles */
     int64_t split;          /* blocks that share one output's reduction (1: no split) */
     int64_t chunk;          /* INNER_BLOCK: elements of K per split unit (0: split over R1,
-                               `segs` segments per unit); OUTER: rows per slice;
+                               `segs` segments per unit); OUTER: rows of a slab per slice;
                                ROW_TILE: rows per warp tile */
     int64_t segs;           /* INNER_BLOCK: R1 segments per unit (chunk == 0); ROW_TILE: rows
-                               per pack (rows that end on a 16-byte boundary) */
+                               per pack (rows that end on a 16-byte boundary); OUTER: R1 slabs
+                               per slice (chunk == r then) */
     int64_t tiles;          /* OUTER: column tiles per A index; ROW_TILE: vectors per tile */
     int vec;                /* elements per 16-byte vector load (1: scalar loads) */
     int sub;                /* lanes per range (INNER), per output (GENERIC), BX (OUTER) */
@@ -130,7 +131,10 @@ typedef struct opnn_reduce_plan {
     int64_t a, r, b;
     int64_t a_stride, r_stride, b_stride;
 
-    /* OUTER_INNER: [R1, C, R2]; output index is c. */
+    /* OUTER_INNER: [R1, C, R2]; output index is c.
+     * GENERIC whose merged dims are [R1, A, R, B] (reduced, kept, reduced, kept; B's stride 1,
+     * the output compact in [A, B] order) also fills the view [A, R, B] above and r1,
+     * r1_stride: R1 slabs of a middle view (r1 > 1 marks it; c and r2 stay 1). */
     int64_t r1, c, r2;
     int64_t r1_stride, c_stride, r2_stride;
 

@@ -23,7 +23,8 @@
  *                       (packs of P rows that end on a 16-byte boundary) read with 16-byte loads
  *                       into shared memory, the next tile in flight; a lane or G lanes a row.
  *   outer_kernel        view [A, R, B], B contiguous: BX threads across B (VEC elements each), BY
- *                       across rows, rows split into slices combined like the inner split.
+ *                       across rows, rows split into slices combined like the inner split;
+ *                       SLABS: R1 such views, reduced too ([R1, A, R, B]).
  *   col_tiny_kernel     COL_TINY_R with at most 32 rows ([R, B], A = 1): a thread per column
  *                       item (a vector, or a column when rows are not 16-byte aligned), several
  *                       items a thread, rows loaded four at a time, all in flight at once.
@@ -999,27 +1000,33 @@ struct outer_args {
     void *out;
     int64_t a, r, b;
     int64_t a_stride, r_stride; /* elements */
+    int64_t r1, r1_stride;      /* R1 < 2^31 slabs [A, R, B] reduced too (1, 0: none) */
     int64_t red_n;
-    int bx;        /* threads across B (a power of two); by = blockDim / bx across rows */
-    int64_t tiles; /* column tiles of bx * VEC per A index */
-    int64_t split; /* row slices */
-    int64_t rows;  /* rows per slice */
-    int64_t units; /* a * tiles * split */
+    int bx;           /* threads across B (a power of two); by = blockDim / bx across rows */
+    int64_t tiles;    /* column tiles of bx * VEC per A index */
+    int64_t split;    /* slices of the r1 * r rows of a column: each is `slabs` whole slabs, or
+                         (with slabs == 1) `rows` rows of one slab */
+    int64_t rows;     /* rows of a slab per slice */
+    int64_t slabs;    /* slabs per slice */
+    int64_t per_slab; /* slices of one slab: ceil(r / rows) */
+    int64_t units;    /* a * tiles * split */
     void *partials;
     unsigned *counters;
 };
 
-template <class Op, int VEC>
+template <class Op, int VEC, bool SLABS>
 __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
     outer_kernel(Op op, outer_args p)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
     /* separate accumulators per load slot keep the per-column chains short, within 64
-     * registers: at most 16 words of accumulators a thread */
-    constexpr int NACC = (16 * 4) / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
-                         : (16 * 4) / (VEC * (int)sizeof(A)) >= 2     ? 2
-                                                                      : 1;
+     * registers: at most 16 words of accumulators a thread (8 for 8-byte ones, whose loads take
+     * twice the registers, and in the slab loop: 16 spilled to local memory there) */
+    constexpr int ACC_BYTES = sizeof(A) >= 8 || SLABS ? 8 * 4 : 16 * 4;
+    constexpr int NACC = ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
+                         : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2     ? 2
+                                                                       : 1;
     __shared__ __align__(16) unsigned char s_raw[kBlock * VEC * sizeof(A)];
     __shared__ int s_last;
     A *s = reinterpret_cast<A *>(s_raw);
@@ -1033,8 +1040,12 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
         const int64_t t = udiv(unit, p.split), slice = unit - t * p.split;
         const int64_t ai = udiv(t, p.tiles), tile = t - ai * p.tiles;
         const int64_t b0 = tile * W + (int64_t)tx * VEC;
-        const int64_t r_lo = slice * p.rows, r_hi = min(p.r, r_lo + p.rows);
-        const T *col = in + ai * p.a_stride + b0;
+        /* a separate instantiation: the slab loop cost 3-5 registers, and the 64 a thread of
+         * 4 blocks an SM then spilled */
+        const int64_t sq = SLABS ? udiv(slice, p.per_slab) : 0;
+        const int64_t piece = slice - sq * p.per_slab;
+        const int64_t s_lo = sq * p.slabs, s_hi = SLABS ? min(p.r1, s_lo + p.slabs) : 1;
+        const int64_t r_lo = piece * p.rows, r_hi = min(p.r, r_lo + p.rows);
         A acc[NACC][VEC];
 #pragma unroll
         for (int i = 0; i < NACC; i++)
@@ -1042,55 +1053,61 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
             for (int e = 0; e < VEC; e++)
                 acc[i][e] = op.identity();
 
-        if (b0 + VEC <= p.b) {
-            int64_t r = r_lo + ty;
-            for (; r + (kUnroll - 1) * BY < r_hi; r += kUnroll * BY) {
-                T x[kUnroll][VEC];
+        /* the slabs s_lo..s_hi-1; slab s's rows have reduction indices s * r + row */
+        const T *col = in + ai * p.a_stride + s_lo * p.r1_stride + b0;
+        int64_t ri = s_lo * p.r;
+        for (int ns = (int)(s_hi - s_lo); ns > 0; ns--, col += p.r1_stride, ri += p.r) {
+            if (b0 + VEC <= p.b) {
+                int64_t r = r_lo + ty;
+                for (; r + (kUnroll - 1) * BY < r_hi; r += kUnroll * BY) {
+                    T x[kUnroll][VEC];
 #pragma unroll
-                for (int u = 0; u < kUnroll; u++) {
-                    const T *q = col + (r + u * BY) * p.r_stride;
-                    if (VEC > 1) {
-                        const uint4 v = load_vec(q);
-                        memcpy(x[u], &v, 16);
-                    } else {
-                        x[u][0] = *q;
+                    for (int u = 0; u < kUnroll; u++) {
+                        const T *q = col + (r + u * BY) * p.r_stride;
+                        if (VEC > 1) {
+                            const uint4 v = load_vec(q);
+                            memcpy(x[u], &v, 16);
+                        } else {
+                            x[u][0] = *q;
+                        }
                     }
-                }
 #pragma unroll
-                for (int u = 0; u < kUnroll; u++)
-#pragma unroll
-                    for (int e = 0; e < VEC; e++)
-                        acc[u % NACC][e] = fold_elem(op, acc[u % NACC][e], x[u][e], r + u * BY);
-            }
-            /* the last rows (fewer than kUnroll) as one round: every load goes out at once, the
-             * ones past r_hi clamped to its last row and not folded (a column of 3 rows took its
-             * loads one at a time: [3, 89478485] read 0.27 of the ceiling) */
-            if (r < r_hi) {
-                T x[kUnroll - 1][VEC];
-#pragma unroll
-                for (int u = 0; u < kUnroll - 1; u++) {
-                    const T *q = col + min(r + u * BY, r_hi - 1) * p.r_stride;
-                    if (VEC > 1) {
-                        const uint4 v = load_vec(q);
-                        memcpy(x[u], &v, 16);
-                    } else {
-                        x[u][0] = *q;
-                    }
-                }
-#pragma unroll
-                for (int u = 0; u < kUnroll - 1; u++)
-                    if (r + u * BY < r_hi)
+                    for (int u = 0; u < kUnroll; u++)
 #pragma unroll
                         for (int e = 0; e < VEC; e++)
-                            acc[0][e] = fold_elem(op, acc[0][e], x[u][e], r + u * BY);
-            }
-        } else if (b0 < p.b) {
-            const int64_t nb = p.b - b0;
-            for (int64_t r = r_lo + ty; r < r_hi; r += BY)
+                            acc[u % NACC][e] =
+                                fold_elem(op, acc[u % NACC][e], x[u][e], ri + r + u * BY);
+                }
+                /* the last rows (fewer than kUnroll) as one round: every load goes out at once, the
+                 * ones past r_hi clamped to its last row and not folded (a column of 3 rows took
+                 * its loads one at a time: [3, 89478485] read 0.27 of the ceiling) */
+                if (r < r_hi) {
+                    T x[kUnroll - 1][VEC];
 #pragma unroll
-                for (int e = 0; e < VEC; e++)
-                    if (e < nb)
-                        acc[0][e] = fold_elem(op, acc[0][e], col[r * p.r_stride + e], r);
+                    for (int u = 0; u < kUnroll - 1; u++) {
+                        const T *q = col + min(r + u * BY, r_hi - 1) * p.r_stride;
+                        if (VEC > 1) {
+                            const uint4 v = load_vec(q);
+                            memcpy(x[u], &v, 16);
+                        } else {
+                            x[u][0] = *q;
+                        }
+                    }
+#pragma unroll
+                    for (int u = 0; u < kUnroll - 1; u++)
+                        if (r + u * BY < r_hi)
+#pragma unroll
+                            for (int e = 0; e < VEC; e++)
+                                acc[0][e] = fold_elem(op, acc[0][e], x[u][e], ri + r + u * BY);
+                }
+            } else if (b0 < p.b) {
+                const int64_t nb = p.b - b0;
+                for (int64_t r = r_lo + ty; r < r_hi; r += BY)
+#pragma unroll
+                    for (int e = 0; e < VEC; e++)
+                        if (e < nb)
+                            acc[0][e] = fold_elem(op, acc[0][e], col[r * p.r_stride + e], ri + r);
+            }
         }
         A res[VEC];
 #pragma unroll
@@ -1102,17 +1119,29 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
             res[e] = fold<Op, NACC>(op, f);
         }
 
-        if (BY > 1) { /* tree over the rows of the block, in ty order */
+        /* the rows of a warp first (lanes of one column are BX apart), by shuffles: a column
+         * of 4 floats took a shared-memory tree of 8 synchronised steps per 16 KB slab
+         * ([65536, 1024, 4] over 1 read 0.71 of the ceiling) */
+        if (BX < 32) {
 #pragma unroll
             for (int e = 0; e < VEC; e++)
-                s[ty * W + tx * VEC + e] = res[e];
+                for (int m = BX; m < 32; m *= 2)
+                    res[e] = op.combine(res[e], shfl_xor(res[e], m));
+        }
+        const int WY = BX < 32 ? 32 / BX : 1; /* rows a warp holds */
+        if (BY > WY) { /* then a tree over the warps' results, in warp order */
+            const int wy = ty / WY, NY = BY / WY;
+            if (ty % WY == 0)
+#pragma unroll
+                for (int e = 0; e < VEC; e++)
+                    s[wy * W + tx * VEC + e] = res[e];
             __syncthreads();
-            for (int h = BY / 2; h > 0; h /= 2) {
-                if (ty < h)
+            for (int h = NY / 2; h > 0; h /= 2) {
+                if (ty % WY == 0 && wy < h)
 #pragma unroll
                     for (int e = 0; e < VEC; e++)
-                        s[ty * W + tx * VEC + e] =
-                            op.combine(s[ty * W + tx * VEC + e], s[(ty + h) * W + tx * VEC + e]);
+                        s[wy * W + tx * VEC + e] =
+                            op.combine(s[wy * W + tx * VEC + e], s[(wy + h) * W + tx * VEC + e]);
                 __syncthreads();
             }
 #pragma unroll
@@ -1533,23 +1562,38 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.b = plan->b;
         a.a_stride = plan->a_stride;
         a.r_stride = plan->r_stride;
+        /* a GENERIC plan here is [R1, A, R, B] (reduce_plan.h) */
+        a.r1 = plan->cls == OPNN_CLASS_GENERIC ? plan->r1 : 1;
+        a.r1_stride = plan->cls == OPNN_CLASS_GENERIC ? plan->r1_stride : 0;
         a.red_n = plan->red_numel;
         a.bx = l.sub;
         a.tiles = l.tiles;
         a.split = l.split;
         a.rows = l.chunk;
+        a.slabs = l.segs > 0 ? l.segs : 1;
+        a.per_slab = (a.r + a.rows - 1) / a.rows;
         a.units = l.units;
         a.partials = ws.partials;
         a.counters = ws.counters;
-        if (vec) {
-            outer_kernel<Op, V><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
-        } else {
+        /* slabs with 16-byte loads only where a vector's accumulators take at most 8 words
+         * (an 8-byte accumulator of 8 elements, ArgMax's of bf16, spilled there) */
+        constexpr bool slab_vec = sizeof(typename Op::acc_t) * V <= 32;
+        const bool use_vec = vec && (a.r1 == 1 || slab_vec);
+        if (!use_vec) {
             /* scalar loads (still coalesced across the warp): tiles of bx columns; the
              * planner sized the workspace for this case too */
             a.tiles = (a.b + a.bx - 1) / a.bx;
             a.units = a.a * a.tiles * a.split;
-            outer_kernel<Op, 1><<<grid_for_op<Op>(a.units), block, 0, stream>>>(op, a);
         }
+        const unsigned grid = grid_for_op<Op>(use_vec ? l.grid_x : a.units);
+        if (use_vec && a.r1 == 1)
+            outer_kernel<Op, V, false><<<grid, block, 0, stream>>>(op, a);
+        else if (!use_vec && a.r1 == 1)
+            outer_kernel<Op, 1, false><<<grid, block, 0, stream>>>(op, a);
+        else if (!use_vec)
+            outer_kernel<Op, 1, true><<<grid, block, 0, stream>>>(op, a);
+        else if constexpr (slab_vec)
+            outer_kernel<Op, V, true><<<grid, block, 0, stream>>>(op, a);
         break;
     }
     case OPNN_KERNEL_ROW_VEC: {
