@@ -408,9 +408,14 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     int64_t es = (int64_t)esize_of(p->dtype), row_bytes = v->k * es, pack_vec = 0;
     int64_t pack = row_tile_pack(row_bytes, &pack_vec);
     int64_t m = (32 * OPNN_CUDA_UNROLL) / pack_vec, rows = m * pack;
-    /* shared-memory reads a row: chunks of gcd(row_bytes, 16) = 16 / pack bytes; 2-byte rows
-     * of odd length are read as the 4-byte words that cover them */
-    int64_t chunk = 16 / pack, nchunks = chunk == 2 ? row_bytes / 4 + 1 : row_bytes / chunk;
+    /* shared-memory reads a row: chunks of gcd(row_bytes, 16) = 16 / pack bytes, but the
+     * 16-byte vectors that cover rows of 2- or 4-byte chunks from 48 bytes on, and the 4-byte
+     * words that cover shorter 2-byte rows of odd length */
+    int64_t chunk = 16 / pack;
+    int64_t nchunks = chunk <= 4 && row_bytes >= OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES
+                          ? row_bytes / 16 + 1
+                      : chunk == 2 ? row_bytes / 4 + 1
+                                   : row_bytes / chunk;
     int64_t best = -1;
 
     launch_reset(l, OPNN_FAMILY_ROW_TILE, OPNN_KERNEL_ROW_TILE);

@@ -199,6 +199,11 @@ static const shape_case family_cases[] = {
     {"row_tile_127", 2, S(2001, 127), S(0), false, 1, S(1), 0},
     {"row_tile_5", 2, S(99999, 5), S(0), false, 1, S(1), 0},
     {"row_tile_no_pack", 2, S(3, 7), S(0), false, 1, S(1), 0},
+    /* 68-byte f32 rows from covering vectors, 34-byte f16 rows as word pairs */
+    {"row_tile_17", 2, S(5003, 17), S(0), false, 1, S(1), 0},
+    /* 2-byte rows of 5 and 7: packs of 5 and 7 vectors through shared memory, a partial warp */
+    {"row_pack_7", 2, S(20011, 7), S(0), false, 1, S(1), 0},
+    {"row_pack_5", 2, S(8 * 32 * 3 + 77, 5), S(0), false, 1, S(1), 0},
     {"row_mid", 2, S(2000, 256), S(0), false, 1, S(1), 0},
     {"row_long", 2, S(37, 20011), S(0), false, 1, S(1), 0},
     {"row_few_long", 2, S(3, 100003), S(0), false, 1, S(1), 0},
@@ -213,6 +218,9 @@ static const shape_case family_cases[] = {
     {"col_r2_vec", 2, S(2, 40000), S(0), false, 1, S(0), 0},
     {"col_r4_offset", 2, S(4, 4096), S(0), false, 1, S(0), 1},
     {"col_r3_padded", 2, S(3, 1001), S(1004, 1), true, 1, S(0), 0},
+    /* rows that start 4 or 8 bytes off 16: items of 4 or 8 bytes */
+    {"col_r3_words", 2, S(3, 30002), S(0), false, 1, S(0), 0},
+    {"col_r5_pairs", 2, S(5, 30004), S(0), false, 1, S(0), 0},
     {"col_padded", 2, S(200, 49), S(64, 1), true, 1, S(0), 0},
     {"col_broadcast", 2, S(100, 64), S(0, 1), true, 1, S(0), 0},
     {"col_transposed", 2, S(40, 30), S(1, 40), true, 1, S(0), 0},

@@ -42,6 +42,9 @@ extern "C" {
 #define OPNN_CUDA_MAX_RANGE ((int64_t)1 << 30)
 /* Longest row ROW_TILE takes, in bytes (a warp tile holds OPNN_CUDA_UNROLL * 32 vectors). */
 #define OPNN_CUDA_ROW_TILE_MAX_BYTES 512
+/* ROW_TILE rows of 2- or 4-byte chunks (gcd(row bytes, 16)) at least this long fold from the
+ * 16-byte vectors that cover them; shorter ones a chunk at a time */
+#define OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES 48
 
 typedef enum opnn_cuda_family {
     OPNN_FAMILY_NONE = 0,    /* EMPTY: nothing to launch */

@@ -744,6 +744,37 @@ __device__ __forceinline__ typename Op::acc_t tile_row_fold_pairs(const Op &op, 
     return acc;
 }
 
+/* A row of k elements that starts at element e0 of the tile (which starts on a 16-byte boundary),
+ * read as the 16-byte vectors that cover it: lane gl of g takes vectors gl, gl + g, ...; whole
+ * vectors fold as a tree, the two at the ends element by element, leaving out the elements of the
+ * neighbouring rows. Rows of 2-byte elements of odd length read a 4-byte word at a time, two
+ * elements a read, were issue-bound: f16 rows of 49 at 0.71 of the ceiling. */
+template <class Op>
+__device__ __forceinline__ typename Op::acc_t tile_row_fold_vecs(const Op &op, const char *tile,
+                                                                 int e0, int k, int gl, int g)
+{
+    using T = typename Op::in_t;
+    constexpr int V = 16 / sizeof(T);
+    typename Op::acc_t acc = op.identity();
+    const uint4 *tv = reinterpret_cast<const uint4 *>(tile);
+    const int v0 = e0 / V, vend = k > 0 ? (e0 + k - 1) / V + 1 : v0;
+    for (int v = v0 + gl; v < vend; v += g) {
+        const uint4 x = tv[v];
+        const int idx = v * V - e0; /* index of the vector's first element in the row */
+        if (idx >= 0 && idx + V <= k) {
+            acc = fold_vec(op, acc, x, idx);
+        } else {
+            T e[V];
+            memcpy(e, &x, 16);
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                if (idx + i >= 0 && idx + i < k)
+                    acc = fold_elem(op, acc, e[i], idx + i);
+        }
+    }
+    return acc;
+}
+
 /* Rows of k * size <= 512 bytes, contiguous. P consecutive rows (a pack) span a whole number of
  * 16-byte vectors, so a tile of whole packs is read with coalesced 16-byte loads whatever k is
  * (3, 49, ...): warp w loads tile t as 32 consecutive vectors per instruction into registers,
@@ -752,6 +783,7 @@ __device__ __forceinline__ typename Op::acc_t tile_row_fold_pairs(const Op &op, 
  * from shared memory by groups of g lanes (g = 1: a lane per row) in chunks of up to 16 bytes
  * (gcd(k * size, 16): every row starts on such a chunk). Only __syncwarp: a warp's tiles are its
  * own. The rows past the last whole pack (fewer than P) are taken by block 0. */
+
 template <class Op>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, rowtile_args a)
 {
@@ -800,7 +832,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
             const int r = r0 + grp;
             const char *row = sb + (r < nr ? r : 0) * row_bytes;
             A acc;
-            if (a.chunk == 16)
+            if (a.chunk <= 4 && row_bytes >= OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES)
+                acc = tile_row_fold_vecs(op, sb, (r < nr ? r : 0) * (int)a.k, r < nr ? (int)a.k : 0,
+                                         gl, a.g);
+            else if (a.chunk == 16)
                 acc = tile_row_fold<Op, uint4>(op, row, r < nr ? nchunks : 0, gl, a.g);
             else if (a.chunk == 8)
                 acc = tile_row_fold<Op, uint2>(op, row, r < nr ? nchunks : 0, gl, a.g);
@@ -860,15 +895,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
     O *out = static_cast<O *>(out_);
     const int64_t groups = rows / S::RR, stride = (int64_t)gridDim.x * blockDim.x;
 
-    for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += stride) {
-        uint4 v[S::RV];
-        /* each instruction reads one vector of every lane's run, so the sectors it leaves are
-         * the next instructions': loads that allocate in L1 (ld.global.cs), not load_vec's
-         * no_allocate, which fetched each sector from L2 twice ([89478485, 3] f32 3680 GB/s
-         * against 4262, H200) */
-#pragma unroll
-        for (int j = 0; j < S::RV; j++)
-            v[j] = __ldcs(in + g * S::RV + j);
+    /* the rows of group g, whose vectors are v, folded and stored */
+    auto fold_store = [&](int64_t g, const uint4(&v)[S::RV]) {
         T e[S::RV * V];
         memcpy(e, v, sizeof v);
         O o[S::RR];
@@ -892,6 +920,51 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
 #pragma unroll
             for (int r = 0; r < S::RR; r++)
                 store_stream(po + r, o[r]);
+        }
+    };
+
+    if constexpr (S::RV > 4) {
+        /* packs of more than 4 vectors (2-byte rows of 5 or 7): a warp loads its 32 groups'
+         * vectors coalesced into shared memory and each lane reads its own group back (an odd
+         * number of vectors apart: no bank conflicts). Read straight from global memory, each
+         * instruction touched 32 lines and the lines stayed in L1 for the next RV - 1: f16 rows
+         * of 7 read 0.74 of the ceiling. */
+        __shared__ uint4 s_pack[kBlock / 32][32 * S::RV];
+        const int lane = threadIdx.x & 31;
+        uint4 *sw = s_pack[threadIdx.x >> 5];
+        const int64_t nv = groups * S::RV;
+        for (int64_t g0 = (int64_t)blockIdx.x * blockDim.x + (threadIdx.x & ~31); g0 < groups;
+             g0 += stride) {
+            uint4 v[S::RV];
+#pragma unroll
+            for (int j = 0; j < S::RV; j++) {
+                const int64_t q = g0 * S::RV + j * 32 + lane;
+                if (q < nv)
+                    v[j] = load_vec(in + q);
+            }
+#pragma unroll
+            for (int j = 0; j < S::RV; j++)
+                if (g0 * S::RV + j * 32 + lane < nv)
+                    sw[j * 32 + lane] = v[j];
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < S::RV; j++)
+                v[j] = sw[lane * S::RV + j];
+            __syncwarp(); /* the slice is refilled next round */
+            if (g0 + lane < groups)
+                fold_store(g0 + lane, v);
+        }
+    } else {
+        for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += stride) {
+            uint4 v[S::RV];
+            /* each instruction reads one vector of every lane's run, so the sectors it leaves
+             * are the next instructions': loads that allocate in L1 (ld.global.cs), not
+             * load_vec's no_allocate, which fetched each sector from L2 twice ([89478485, 3]
+             * f32 3680 GB/s against 4262, H200) */
+#pragma unroll
+            for (int j = 0; j < S::RV; j++)
+                v[j] = __ldcs(in + g * S::RV + j);
+            fold_store(g, v);
         }
     }
     if (blockIdx.x == 0) { /* rows past the last whole group */
@@ -1123,9 +1196,10 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
          * of 4 floats took a shared-memory tree of 8 synchronised steps per 16 KB slab
          * ([65536, 1024, 4] over 1 read 0.71 of the ceiling) */
         if (BX < 32) {
+            /* the VEC columns' shuffles of a step in flight together */
+            for (int m = BX; m < 32; m *= 2)
 #pragma unroll
-            for (int e = 0; e < VEC; e++)
-                for (int m = BX; m < 32; m *= 2)
+                for (int e = 0; e < VEC; e++)
                     res[e] = op.combine(res[e], shfl_xor(res[e], m));
         }
         const int WY = BX < 32 ? 32 / BX : 1; /* rows a warp holds */
@@ -1201,7 +1275,7 @@ struct coltiny_args {
     const void *in;
     void *out;
     int64_t b, r_stride; /* columns; elements from one row to the next */
-    int64_t nitems;      /* column items: 16-byte vectors (VEC) or single columns */
+    int64_t nitems;      /* column items (of the kernel's CB bytes) */
     int64_t red_n;
     int r; /* rows, 1..kColTinyMaxRows */
 };
@@ -1210,34 +1284,54 @@ struct coltiny_args {
 constexpr int kColTinyRows = 4;
 constexpr int kColTinyMaxRows = 32;
 
-/* Column items a thread of col_tiny_kernel takes: at most 32 registers of loaded data. */
-template <class Op, bool VEC> constexpr int col_tiny_items()
+/* Column items a thread of col_tiny_kernel takes, for items of CB bytes: at most 32 registers
+ * of loaded data a round, and of accumulators. */
+template <class Op, int CB> constexpr int col_tiny_items()
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
-    return VEC                                ? (16 / sizeof(T) <= 8 && sizeof(A) <= 4 ? 2 : 1)
-           : sizeof(T) <= 4 && sizeof(A) <= 4 ? 6
-           : sizeof(T) <= 4                   ? 4
-                                              : 3;
+    return CB == 16                    ? (16 / sizeof(T) <= 8 && sizeof(A) <= 4 ? 2 : 1)
+           : CB == 8 && sizeof(T) == 8 ? 3
+           : CB == 8                   ? (sizeof(A) * (CB / sizeof(T)) <= 8 ? 4 : 2)
+           : CB <= 4 && sizeof(A) <= 4 ? 6
+           : CB <= 4                   ? 4
+                                       : 3;
 }
+
+/* An item of CB bytes (CB / size elements) at p, which is CB-aligned. */
+template <int CB> struct col_chunk {
+    using type = std::conditional_t<
+        CB == 16, uint4,
+        std::conditional_t<CB == 8, uint2, std::conditional_t<CB == 4, unsigned, unsigned short>>>;
+    static __device__ __forceinline__ type load(const void *p)
+    {
+        if constexpr (CB == 16)
+            return load_vec(p);
+        else
+            return __ldg(static_cast<const type *>(p));
+    }
+};
 
 /* out[j] = rows 0..r-1 of column j combined, in row order. A block takes tiles of U * kBlock
  * column items (thread t items t, t + kBlock, ...: each load instruction coalesced, and the item
  * offsets immediates) and, in rounds of kColTinyRows rows, issues every row's load of all its
  * items before it folds, so up to kColTinyRows * U loads are in flight a thread (the column
  * kernel's rounds of kUnroll rows took a column of 3 rows one load at a time: [3, 89478485] read
- * 0.27 of the ceiling). VEC: rows 16-byte aligned, items are vectors and the columns past the last
- * whole vector are taken one by one at the end; else items are columns. Launched with kBlock
- * threads. */
-template <class Op, bool VEC>
+ * 0.27 of the ceiling). Items are CB bytes (16, 8, 4 or one element), the widest that every row
+ * start is aligned to, and the columns past the last whole item are taken one by one at the end
+ * (f16 columns of 3 rows whose rows start 4 bytes off 16 read 0.73 of the ceiling one element a
+ * load). Launched with kBlock threads. */
+template <class Op, int CB>
 __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
     col_tiny_kernel(Op op, coltiny_args a)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
-    using X = std::conditional_t<VEC, uint4, T>;
-    constexpr int V = VEC ? 16 / sizeof(T) : 1;
-    constexpr int U = col_tiny_items<Op, VEC>();
+    /* element items as the element type (double min/max spilled as uint2 items) */
+    using X = std::conditional_t<CB == sizeof(T), T, typename col_chunk<CB>::type>;
+    constexpr int V = CB / sizeof(T);
+    constexpr int U = col_tiny_items<Op, CB>();
+    static_assert(CB >= (int)sizeof(T) && CB % sizeof(T) == 0, "items of whole elements");
     const T *in = static_cast<const T *>(a.in);
     typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
     const int64_t tiles = (a.nitems + U * kBlock - 1) / (U * kBlock);
@@ -1258,12 +1352,11 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
                 const T *row = in + (r0 + r) * a.r_stride + j0 * V;
 #pragma unroll
                 for (int u = 0; u < U; u++)
-                    if (r0 + r < a.r && j0 + u * kBlock < a.nitems) {
-                        if constexpr (VEC)
-                            x[u][r] = load_vec(row + u * kBlock * V);
-                        else
+                    if (r0 + r < a.r && j0 + u * kBlock < a.nitems)
+                        if constexpr (CB == sizeof(T))
                             x[u][r] = __ldg(row + u * kBlock);
-                    }
+                        else
+                            x[u][r] = col_chunk<CB>::load(row + u * kBlock * V);
             }
 #pragma unroll
             for (int u = 0; u < U; u++) {
@@ -1289,14 +1382,17 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
 #pragma unroll
             for (int e = 0; e < V; e++)
                 o[e] = op.finalize(acc[u][e], a.red_n);
-            /* whole 16-byte stores where the outputs allow: the outputs are 1/r of the
+            /* stores of up to 16 bytes where the outputs allow: the outputs are 1/r of the
              * traffic here, and lane-strided element stores write each line in pieces */
-            if (sizeof o % 16 == 0 && ((uintptr_t)(out + j * V) & 15u) == 0) {
+            constexpr int SB = sizeof o >= 16 ? 16 : (int)sizeof o;
+            using W = typename col_chunk<SB>::type;
+            if ((SB == 16 || SB == 8 || SB == 4) && sizeof o % SB == 0 &&
+                ((uintptr_t)(out + j * V) & (SB - 1)) == 0) {
 #pragma unroll
-                for (int q = 0; q < (int)(sizeof o / 16); q++) {
-                    uint4 w;
-                    memcpy(&w, reinterpret_cast<const char *>(o) + 16 * q, 16);
-                    reinterpret_cast<uint4 *>(out + j * V)[q] = w;
+                for (int q = 0; q < (int)(sizeof o / SB); q++) {
+                    W w;
+                    memcpy(&w, reinterpret_cast<const char *>(o) + SB * q, SB);
+                    reinterpret_cast<W *>(out + j * V)[q] = w;
                 }
             } else {
 #pragma unroll
@@ -1305,7 +1401,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
             }
         }
     }
-    if (VEC && blockIdx.x == 0) { /* the columns past the last whole vector */
+    if (V > 1 && blockIdx.x == 0) { /* the columns past the last whole item */
         for (int64_t c = a.nitems * V + threadIdx.x; c < a.b; c += blockDim.x) {
             A acc = op.identity();
             for (int r = 0; r < a.r; r++)
@@ -1427,16 +1523,24 @@ template <class Op> inline unsigned grid_for_op(int64_t g)
     return x < cap ? x : cap;
 }
 
-/* col_tiny_kernel over a's columns (VEC: whole 16-byte vectors, the rest one by one), a block a
+/* col_tiny_kernel over a's columns in items of CB bytes, or of fewer when the rows (row stride
+ * and pointer) are not aligned to CB; the columns past the last whole item one by one. A block a
  * tile, not a persistent grid: blocks that finish make room for the next ones' loads
  * ([5, 53687091] f32 4338 GB/s with about two tiles a block, 3679 with 4 blocks an SM striding;
  * [3, 89478485] 4360 against 3803, H200) */
-template <class Op, bool VEC>
-void launch_col_tiny(const Op &op, coltiny_args a, cudaStream_t stream)
+template <class Op, int CB = 16>
+void launch_col_tiny(const Op &op, coltiny_args a, uintptr_t align, cudaStream_t stream)
 {
-    constexpr int64_t tile = col_tiny_items<Op, VEC>() * kBlock;
+    using T = typename Op::in_t;
+    if constexpr (CB > (int)sizeof(T)) {
+        if (align % CB != 0)
+            return launch_col_tiny<Op, CB / 2>(op, a, align, stream);
+    }
+    constexpr int V = CB / sizeof(T);
+    constexpr int64_t tile = col_tiny_items<Op, CB>() * kBlock;
+    a.nitems = a.b / V;
     const int64_t tiles = (a.nitems + tile - 1) / tile;
-    col_tiny_kernel<Op, VEC><<<grid_for_op<Op>(tiles), kBlock, 0, stream>>>(op, a);
+    col_tiny_kernel<Op, CB><<<grid_for_op<Op>(tiles), kBlock, 0, stream>>>(op, a);
 }
 
 /* Enqueues plan's family for operator op on stream. in and out already include byte_offset;
@@ -1547,11 +1651,10 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.r_stride = plan->r_stride;
             a.red_n = plan->red_numel;
             a.r = (int)plan->r;
-            a.nitems = vec ? plan->b / V : plan->b;
-            if (vec)
-                launch_col_tiny<Op, true>(op, a, stream);
-            else
-                launch_col_tiny<Op, false>(op, a, stream);
+            /* items as wide as every row start allows */
+            launch_col_tiny<Op>(
+                op, a, (uintptr_t)in | (uintptr_t)(plan->r > 1 ? plan->r_stride * sizeof(T) : 16),
+                stream);
             break;
         }
         outer_args a;
