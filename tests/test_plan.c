@@ -1387,6 +1387,16 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 3 * 10);
     assert_int_equal(p.launch.ncounters, 3 * 4); /* 4 tiles a column if loads are scalar */
 
+    /* [65536, 1024, 4] over 1: a vector a row, a warp a 16 KB slab, no split */
+    const int64_t narrow[3] = {65536, 1024, 4};
+    h200_launch(&p, 3, narrow, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.sub, 1);
+    assert_int_equal(p.launch.split, 1);
+    assert_int_equal(p.launch.ranges, 1);
+    assert_int_equal(p.launch.units, 65536);
+    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
+
     /* a stride between slabs that breaks 16-byte alignment: scalar loads */
     const int64_t odd[4] = {5, 4, 33, 19};
     h200_launch(&p, 4, odd, 2, ax02, "f32");

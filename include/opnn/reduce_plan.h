@@ -102,7 +102,8 @@ typedef struct opnn_launch {
     int sub;                /* lanes per range (INNER), per output (GENERIC), BX (OUTER) */
     int ranges;             /* INNER_BLOCK, INNER_GROUP: ranges (rows, segments, pieces) in
                                flight per group, each OPNN_CUDA_UNROLL / ranges vectors deep:
-                               1, 2 or OPNN_CUDA_UNROLL */
+                               1, 2 or OPNN_CUDA_UNROLL; OUTER: 1 for a warp a unit (sub < 32,
+                               split 1), else a block a unit */
     int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
     size_t partial_bytes;   /* partial results the launch writes and combines */
     size_t workspace_bytes; /* partial_bytes + counters */

@@ -24,7 +24,7 @@
  *                       into shared memory, the next tile in flight; a lane or G lanes a row.
  *   outer_kernel        view [A, R, B], B contiguous: BX threads across B (VEC elements each), BY
  *                       across rows, rows split into slices combined like the inner split;
- *                       SLABS: R1 such views, reduced too ([R1, A, R, B]).
+ *                       EXT: also R1 such views reduced ([R1, A, R, B]) and a warp a unit.
  *   col_tiny_kernel     COL_TINY_R with at most 32 rows ([R, B], A = 1): a thread per column
  *                       item (a vector, or a column when rows are not 16-byte aligned), several
  *                       items a thread, rows loaded four at a time, all in flight at once.
@@ -865,7 +865,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
     }
 }
 
-/* Rows of K * size <= 16 bytes (K known at compile time), contiguous, 16-byte aligned: a pack
+/* Rows of K * size <= 32 bytes (K known at compile time), contiguous, 16-byte aligned: a pack
  * of P rows spans NV whole vectors; a thread takes M packs (at least 16 bytes of inputs' worth
  * of rows), loads its M * NV vectors at once and folds each row from registers, so no shared
  * memory step and no per-element index arithmetic remain (the tile kernel's reads from shared
@@ -978,19 +978,29 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
     }
 }
 
-/* Launches row_pack_kernel for rows of k elements if there is one (k = 2..16 / size); false if
- * not. At most max_grid blocks, grid-stride beyond. */
+/* row_pack_kernel takes rows of up to this many bytes whose pack spans at most kRowPackMaxVec
+ * vectors (f32 rows of 5-7, f16 rows of 10, 12 and 14, f64 rows of 3); the tile kernel the
+ * others. The tile kernel's per-row work from shared memory was issue-bound there: f32 rows of 5
+ * at 0.78-0.87 of the ceiling, 0.95 warp instructions an element (H200, ncu). */
+constexpr int kRowPackMaxBytes = 32;
+constexpr int kRowPackMaxVec = 8;
+
+/* Launches row_pack_kernel for rows of k elements if there is one (k = 2..kRowPackMaxBytes /
+ * size, packs of at most kRowPackMaxVec vectors); false if not. At most max_grid blocks,
+ * grid-stride beyond. */
 template <class Op, int K = 2>
 bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t rows,
                      int64_t red_n, int64_t max_grid, cudaStream_t stream)
 {
     using T = typename Op::in_t;
-    if constexpr (K * sizeof(T) > 16) {
+    using S = row_pack_shape<T, K>;
+    if constexpr (K * sizeof(T) > kRowPackMaxBytes) {
+        return false;
+    } else if (k != K) {
+        return launch_row_pack<Op, K + 1>(op, k, in, out, rows, red_n, max_grid, stream);
+    } else if constexpr (S::NV > kRowPackMaxVec) {
         return false;
     } else {
-        if (k != K)
-            return launch_row_pack<Op, K + 1>(op, k, in, out, rows, red_n, max_grid, stream);
-        using S = row_pack_shape<T, K>;
         int64_t grid = (rows / S::RR + kBlock - 1) / kBlock;
         grid = grid < 1 ? 1 : grid > max_grid ? max_grid : grid;
         row_pack_kernel<Op, K><<<(unsigned)grid, kBlock, 0, stream>>>(op, in, out, rows, red_n);
@@ -1082,12 +1092,13 @@ struct outer_args {
     int64_t rows;     /* rows of a slab per slice */
     int64_t slabs;    /* slabs per slice */
     int64_t per_slab; /* slices of one slab: ceil(r / rows) */
+    int warp_units;   /* a warp a unit (bx < 32, split 1), else a block */
     int64_t units;    /* a * tiles * split */
     void *partials;
     unsigned *counters;
 };
 
-template <class Op, int VEC, bool SLABS>
+template <class Op, int VEC, bool EXT>
 __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
     outer_kernel(Op op, outer_args p)
 {
@@ -1096,7 +1107,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
     /* separate accumulators per load slot keep the per-column chains short, within 64
      * registers: at most 16 words of accumulators a thread (8 for 8-byte ones, whose loads take
      * twice the registers, and in the slab loop: 16 spilled to local memory there) */
-    constexpr int ACC_BYTES = sizeof(A) >= 8 || SLABS ? 8 * 4 : 16 * 4;
+    constexpr int ACC_BYTES = sizeof(A) >= 8 || EXT ? 8 * 4 : 16 * 4;
     constexpr int NACC = ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
                          : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2     ? 2
                                                                        : 1;
@@ -1105,19 +1116,24 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
     A *s = reinterpret_cast<A *>(s_raw);
     const T *in = static_cast<const T *>(p.in);
     typename Op::out_t *out = static_cast<typename Op::out_t *>(p.out);
-    const int BX = p.bx, BY = blockDim.x / BX;
-    const int tx = threadIdx.x & (BX - 1), ty = threadIdx.x / BX;
+    /* warp_units: each warp takes units of its own (BY = 32 / BX rows, no block tree) */
+    const bool WU = EXT && p.warp_units;
+    const int BX = p.bx, BY = WU ? 32 / BX : (int)blockDim.x / BX;
+    const int tx = threadIdx.x & (BX - 1), ty = (WU ? threadIdx.x & 31 : threadIdx.x) / BX;
     const int64_t W = (int64_t)BX * VEC;
+    const int64_t u0 =
+        WU ? (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5) : (int64_t)blockIdx.x;
+    const int64_t ustep = WU ? (int64_t)gridDim.x * (blockDim.x >> 5) : (int64_t)gridDim.x;
 
-    for (int64_t unit = blockIdx.x; unit < p.units; unit += gridDim.x) {
+    for (int64_t unit = u0; unit < p.units; unit += ustep) {
         const int64_t t = udiv(unit, p.split), slice = unit - t * p.split;
         const int64_t ai = udiv(t, p.tiles), tile = t - ai * p.tiles;
         const int64_t b0 = tile * W + (int64_t)tx * VEC;
-        /* a separate instantiation: the slab loop cost 3-5 registers, and the 64 a thread of
-         * 4 blocks an SM then spilled */
-        const int64_t sq = SLABS ? udiv(slice, p.per_slab) : 0;
+        /* slabs and warp units in a separate instantiation (EXT): they cost 3-5 registers, and
+         * the 64 a thread of 4 blocks an SM then spilled */
+        const int64_t sq = EXT ? udiv(slice, p.per_slab) : 0;
         const int64_t piece = slice - sq * p.per_slab;
-        const int64_t s_lo = sq * p.slabs, s_hi = SLABS ? min(p.r1, s_lo + p.slabs) : 1;
+        const int64_t s_lo = sq * p.slabs, s_hi = EXT ? min(p.r1, s_lo + p.slabs) : 1;
         const int64_t r_lo = piece * p.rows, r_hi = min(p.r, r_lo + p.rows);
         A acc[NACC][VEC];
 #pragma unroll
@@ -1630,9 +1646,9 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         while ((a.k * (int64_t)sizeof(T)) % a.chunk != 0)
             a.chunk /= 2;
         a.aligned = ((uintptr_t)in & 15u) == 0;
-        /* rows of 16 bytes or less from an aligned start: a thread folds whole packs from
+        /* rows of 32 bytes or less from an aligned start: a thread folds whole packs from
          * registers (row_pack_kernel); else the tile kernel */
-        if (a.aligned && a.k * (int64_t)sizeof(T) <= 16 &&
+        if (a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
             launch_row_pack(op, a.k, in, out, a.rows, a.red_n, grid_for_op<Op>(l.grid_x), stream))
             break;
         row_tile_kernel<Op><<<grid_for_op<Op>(l.grid_x), kBlock, 0, stream>>>(op, a);
@@ -1675,27 +1691,33 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.rows = l.chunk;
         a.slabs = l.segs > 0 ? l.segs : 1;
         a.per_slab = (a.r + a.rows - 1) / a.rows;
+        a.warp_units = l.ranges == 1;
         a.units = l.units;
         a.partials = ws.partials;
         a.counters = ws.counters;
-        /* slabs with 16-byte loads only where a vector's accumulators take at most 8 words
-         * (an 8-byte accumulator of 8 elements, ArgMax's of bf16, spilled there) */
-        constexpr bool slab_vec = sizeof(typename Op::acc_t) * V <= 32;
-        const bool use_vec = vec && (a.r1 == 1 || slab_vec);
+        /* slabs or warp units (EXT) with 16-byte loads only where a vector's accumulators
+         * take at most 8 words (an 8-byte accumulator of 8 elements, ArgMax's of bf16, spilled
+         * there) */
+        constexpr bool ext_vec = sizeof(typename Op::acc_t) * V <= 32;
+        const bool ext = a.r1 > 1 || a.warp_units;
+        const bool use_vec = vec && (!ext || ext_vec);
         if (!use_vec) {
             /* scalar loads (still coalesced across the warp): tiles of bx columns; the
              * planner sized the workspace for this case too */
             a.tiles = (a.b + a.bx - 1) / a.bx;
             a.units = a.a * a.tiles * a.split;
         }
-        const unsigned grid = grid_for_op<Op>(use_vec ? l.grid_x : a.units);
-        if (use_vec && a.r1 == 1)
+        const unsigned grid =
+            grid_for_op<Op>(use_vec        ? l.grid_x
+                            : a.warp_units ? (a.units + kBlock / 32 - 1) / (kBlock / 32)
+                                           : a.units);
+        if (use_vec && !ext)
             outer_kernel<Op, V, false><<<grid, block, 0, stream>>>(op, a);
-        else if (!use_vec && a.r1 == 1)
+        else if (!use_vec && !ext)
             outer_kernel<Op, 1, false><<<grid, block, 0, stream>>>(op, a);
         else if (!use_vec)
             outer_kernel<Op, 1, true><<<grid, block, 0, stream>>>(op, a);
-        else if constexpr (slab_vec)
+        else if constexpr (ext_vec)
             outer_kernel<Op, V, true><<<grid, block, 0, stream>>>(op, a);
         break;
     }
