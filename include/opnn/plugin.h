@@ -20,7 +20,9 @@ extern "C" {
 /// plugin's CUDA kernels follow). A plugin built against another version is refused.
 /// 2: opnn_launch.ranges, OPNN_KERNEL_FULL.
 /// 3: OPNN_KERNEL_ROW_TILE (rows up to 512 bytes) in place of OPNN_KERNEL_ROW_TINY.
-#define OP_ABI_VERSION 3u
+/// 4: GENERIC plans of [R1, A, R, B] carry the view and r1 and may get OPNN_KERNEL_OUTER
+///    (R1 slabs: launch.segs per slice); OUTER's launch.ranges 1 means a warp a unit.
+#define OP_ABI_VERSION 4u
 
 /// Attribute value types.
 typedef enum op_attr_type {

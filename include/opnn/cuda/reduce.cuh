@@ -978,10 +978,11 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
     }
 }
 
-/* row_pack_kernel takes rows of up to this many bytes whose pack spans at most kRowPackMaxVec
- * vectors (f32 rows of 5-7, f16 rows of 10, 12 and 14, f64 rows of 3); the tile kernel the
- * others. The tile kernel's per-row work from shared memory was issue-bound there: f32 rows of 5
- * at 0.78-0.87 of the ceiling, 0.95 warp instructions an element (H200, ncu). */
+/* row_pack_kernel takes rows of up to this many bytes (16 for 8-byte elements: f64 rows of 3
+ * read 3996 GB/s packed, 4085 tiled) whose pack spans at most kRowPackMaxVec vectors (f32 rows
+ * of 5-7, f16 rows of 10, 12 and 14); the tile kernel the others. The tile kernel's per-row work
+ * from shared memory was issue-bound there: f32 rows of 5 at 0.78-0.87 of the ceiling, 0.95 warp
+ * instructions an element (H200, ncu). */
 constexpr int kRowPackMaxBytes = 32;
 constexpr int kRowPackMaxVec = 8;
 
@@ -994,7 +995,7 @@ bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t
 {
     using T = typename Op::in_t;
     using S = row_pack_shape<T, K>;
-    if constexpr (K * sizeof(T) > kRowPackMaxBytes) {
+    if constexpr (K * sizeof(T) > (sizeof(T) == 8 ? 16 : kRowPackMaxBytes)) {
         return false;
     } else if (k != K) {
         return launch_row_pack<Op, K + 1>(op, k, in, out, rows, red_n, max_grid, stream);
