@@ -521,15 +521,13 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     l->chunk = rows;
     l->segs = slabs;
     l->units = p->a * tiles * split;
-    l->grid_x = grid_for(l->units, slabs * rows * bx_threads * vec * (int64_t)es, slots);
     /* narrow B and no split: a warp a unit (ranges 1), its rows folded by shuffles alone. A
      * block a unit spent a block tree per 16 KB slab of [65536, 1024, 4] over 1 (0.63-0.71 of
      * the ceiling, H200) */
-    if (bx_threads < 32 && split == 1 && family != OPNN_FAMILY_COL_TINY_R) {
+    if (bx_threads < 32 && split == 1 && family != OPNN_FAMILY_COL_TINY_R)
         l->ranges = 1;
-        l->grid_x = grid_for(cdiv(l->units, OPNN_CUDA_BLOCK / 32),
-                             slabs * rows * bx_threads * vec * (int64_t)es, slots);
-    }
+    l->grid_x = grid_for(l->ranges == 1 ? cdiv(l->units, OPNN_CUDA_BLOCK / 32) : l->units,
+                         slabs * rows * bx_threads * vec * (int64_t)es, slots);
     if (split > 1)
         launch_workspace(l, p->a * imax(tiles * vec, tiles1) * bx_threads * split,
                          p->a * imax(tiles, tiles1));

@@ -783,7 +783,6 @@ __device__ __forceinline__ typename Op::acc_t tile_row_fold_vecs(const Op &op, c
  * from shared memory by groups of g lanes (g = 1: a lane per row) in chunks of up to 16 bytes
  * (gcd(k * size, 16): every row starts on such a chunk). Only __syncwarp: a warp's tiles are its
  * own. The rows past the last whole pack (fewer than P) are taken by block 0. */
-
 template <class Op>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, rowtile_args a)
 {
@@ -801,6 +800,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
     const int64_t wpb = blockDim.x >> 5, nwarps = (int64_t)gridDim.x * wpb;
     const int gl = lane & (a.g - 1), grp = lane >> a.log2g, ngrp = 32 >> a.log2g;
     const int row_bytes = (int)a.k * (int)sizeof(T), nchunks = row_bytes / a.chunk;
+    /* rows folded from the 16-byte vectors that cover them (tile_row_fold_vecs) */
+    const bool vecs = a.chunk <= 4 && row_bytes >= OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES;
 
     auto load_tile = [&](int64_t t, uint4(&v)[kUnroll]) {
         const int64_t base = t * a.tile_vec;
@@ -832,7 +833,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
             const int r = r0 + grp;
             const char *row = sb + (r < nr ? r : 0) * row_bytes;
             A acc;
-            if (a.chunk <= 4 && row_bytes >= OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES)
+            if (vecs)
                 acc = tile_row_fold_vecs(op, sb, (r < nr ? r : 0) * (int)a.k, r < nr ? (int)a.k : 0,
                                          gl, a.g);
             else if (a.chunk == 16)
@@ -1403,8 +1404,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
              * traffic here, and lane-strided element stores write each line in pieces */
             constexpr int SB = sizeof o >= 16 ? 16 : (int)sizeof o;
             using W = typename col_chunk<SB>::type;
-            if ((SB == 16 || SB == 8 || SB == 4) && sizeof o % SB == 0 &&
-                ((uintptr_t)(out + j * V) & (SB - 1)) == 0) {
+            if (SB >= 4 && sizeof o % SB == 0 && ((uintptr_t)(out + j * V) & (SB - 1)) == 0) {
 #pragma unroll
                 for (int q = 0; q < (int)(sizeof o / SB); q++) {
                     W w;
