@@ -452,6 +452,20 @@ static int row_vec_lanes(const opnn_reduce_plan *p, const inner_view *v)
     return g >= 2 && g <= 32 && (g & (g - 1)) == 0 ? (int)g : 0;
 }
 
+/* Lanes per slab for ROW_VEC on a middle view [A, R, B] of B = 2 or 4 columns narrower than a
+ * vector: contiguous slabs (r_stride B, a_stride R * B) of 2..32 whole vectors, a power of two;
+ * the kernel folds element c of each vector into column c % B. 0 if not. */
+static int middle_vec_lanes(const opnn_reduce_plan *p)
+{
+    int64_t es = (int64_t)esize_of(p->dtype), slab = p->r * p->b * es;
+
+    if (p->cls != OPNN_CLASS_MIDDLE || (p->b != 2 && p->b != 4) || p->b * es >= 16 ||
+        p->r_stride != p->b || (p->a > 1 && p->a_stride != p->r * p->b) || slab % 16 != 0)
+        return 0;
+    int64_t g = slab / 16;
+    return g >= 2 && g <= 32 && (g & (g - 1)) == 0 ? (int)g : 0;
+}
+
 /* Warps stride over tiles of 32 * OPNN_CUDA_UNROLL vectors on a persistent grid. The group
  * kernel's per-row range set-up costs more than the row itself at these sizes: row_tiny
  * ([16777216, 16] f32, 64-byte rows) read 3507 GB/s with sub-warp groups (H200); this kernel
@@ -676,7 +690,9 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
         plan_generic(p, props);
         return true;
     case OPNN_FAMILY_ROW_VEC: {
-        int g = inner && p->cls == OPNN_CLASS_ROW ? row_vec_lanes(p, &v) : 0;
+        int g = p->cls == OPNN_CLASS_MIDDLE         ? middle_vec_lanes(p)
+                : inner && p->cls == OPNN_CLASS_ROW ? row_vec_lanes(p, &v)
+                                                    : 0;
         if (!g)
             return false;
         plan_row_vec(p, props, g);
@@ -750,6 +766,10 @@ static int col_family(const opnn_reduce_plan *p, const opnn_device_props *props)
     int64_t vec = (int64_t)(16 / es);
     int64_t bx;
 
+    /* narrow slabs of a few vectors: a group of lanes a slab, shuffles only. [1048576, 64, 2]
+     * over 1 (f32) as columns read 0.22 of the ceiling (H200) */
+    if (middle_vec_lanes(p))
+        return OPNN_FAMILY_ROW_VEC;
     if (p->cls != OPNN_CLASS_COL)
         return OPNN_FAMILY_MIDDLE;
     if (!(p->r_stride * (int64_t)es % 16 == 0))

@@ -1397,6 +1397,29 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 65536);
     assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
 
+    /* slabs of two or four columns narrower than a vector, 2..32 whole vectors each: ROW_VEC,
+     * a group of lanes a slab; [1048576, 64, 2] f32 is 512-byte slabs (32 lanes) */
+    const int64_t b2[3] = {1048576, 64, 2}, b4[3] = {4096, 8, 4}, b2x[3] = {4096, 48, 2},
+                  b8[3] = {4096, 16, 8};
+    h200_launch(&p, 3, b2, 1, ax1, "f32");
+    assert_int_equal(p.cls, OPNN_CLASS_MIDDLE);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_ROW_VEC);
+    assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.units, 1048576 * 32 / (32 * OPNN_CUDA_UNROLL));
+    assert_int_equal(p.launch.workspace_bytes, 0);
+    h200_launch(&p, 3, b4, 1, ax1, "f16"); /* 64-byte slabs */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.sub, 4);
+    h200_launch(&p, 3, b4, 1, ax1, "f32"); /* 16-byte rows: the column kernel's vectors */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    h200_launch(&p, 3, b2x, 1, ax1, "f32"); /* 24 vectors a slab: not a power of two */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    h200_launch(&p, 3, b8, 1, ax1, "f16"); /* rows of one whole vector */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    h200_launch(&p, 3, b2, 1, ax1, "f64"); /* 16-byte rows */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+
     /* a stride between slabs that breaks 16-byte alignment: scalar loads */
     const int64_t odd[4] = {5, 4, 33, 19};
     h200_launch(&p, 4, odd, 2, ax02, "f32");

@@ -22,7 +22,9 @@ extern "C" {
 /// 3: OPNN_KERNEL_ROW_TILE (rows up to 512 bytes) in place of OPNN_KERNEL_ROW_TINY.
 /// 4: GENERIC plans of [R1, A, R, B] carry the view and r1 and may get OPNN_KERNEL_OUTER
 ///    (R1 slabs: launch.segs per slice); OUTER's launch.ranges 1 means a warp a unit.
-#define OP_ABI_VERSION 4u
+/// 5: MIDDLE plans of 2 or 4 columns narrower than a vector may get OPNN_KERNEL_ROW_VEC (each
+///    contiguous [R, B] slab a row of `sub` vectors, B interleaved outputs).
+#define OP_ABI_VERSION 5u
 
 /// Attribute value types.
 typedef enum op_attr_type {

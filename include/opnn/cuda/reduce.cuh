@@ -1012,6 +1012,11 @@ bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t
 
 /* --- ROW_VEC: rows of G = 2..32 whole 16-byte vectors, contiguous ------------------------- */
 
+/* A row here may also be one contiguous [R, NB] slab of a middle view [A, R, NB] whose NB
+ * columns divide a vector (NB = 2, 4): element c of every vector is column c % NB, so a lane
+ * folds its vector into NB accumulators and the group reduces each. [1048576, 64, 2] over 1
+ * (f32) read 0.22 of the ceiling as a column view of 4-byte loads (H200). */
+
 struct rowvec_args {
     const void *in;
     void *out;
@@ -1022,7 +1027,7 @@ struct rowvec_args {
     int aligned; /* in is 16-byte aligned: vector loads; else element loads */
 };
 
-template <class Op>
+template <class Op, int NB = 1>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowvec_args a)
 {
     using T = typename Op::in_t;
@@ -1062,6 +1067,28 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
         for (int u = 0; u < kUnroll; u++) {
             const int64_t i = base + u * 32;
             /* rows are whole groups of g lanes: a group is all in range or all out */
+            if constexpr (NB > 1) {
+                T e[V];
+                memcpy(e, &v[u], 16);
+                A acc[NB];
+#pragma unroll
+                for (int c = 0; c < NB; c++)
+                    acc[c] = op.identity();
+                if (i < a.nvec)
+#pragma unroll
+                    for (int c = 0; c < V; c++)
+                        acc[c % NB] = fold_elem(op, acc[c % NB], e[c], ((int64_t)gl * V + c) / NB);
+                /* the NB columns' shuffles of a step in flight together */
+                for (int o = a.g / 2; o > 0; o /= 2)
+#pragma unroll
+                    for (int c = 0; c < NB; c++)
+                        acc[c] = op.combine(acc[c], shfl_xor(acc[c], o));
+                if (gl == 0 && i < a.nvec)
+#pragma unroll
+                    for (int c = 0; c < NB; c++)
+                        store_stream(out + (i >> a.log2g) * NB + c, op.finalize(acc[c], a.red_n));
+                continue;
+            }
             A acc;
             if constexpr (has_group_vec<Op>::value) {
                 T e[V];
@@ -1732,7 +1759,26 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.tiles = (a.nvec + 32 * kUnroll - 1) / (32 * kUnroll);
         a.red_n = plan->red_numel;
         a.aligned = ((uintptr_t)in & 15u) == 0;
-        row_vec_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+        {
+            constexpr int V = 16 / sizeof(T);
+            /* a MIDDLE plan: [A, R, B] slabs of B interleaved columns (B divides V) */
+            const int64_t nb = plan->cls == OPNN_CLASS_MIDDLE ? plan->b : 1;
+            const unsigned grid = grid_for_op<Op>(l.grid_x);
+            if (nb == 1)
+                row_vec_kernel<Op><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 2 && V % 2 == 0)
+                row_vec_kernel<Op, V % 2 == 0 ? 2 : 1><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 4 && V % 4 == 0)
+                row_vec_kernel<Op, V % 4 == 0 ? 4 : 1><<<grid, block, 0, stream>>>(op, a);
+            else {
+                if (msg && msg_len)
+                    snprintf(msg, msg_len,
+                             "CUDA reduce: a row_vec plan of %lld interleaved columns for "
+                             "%d-byte elements",
+                             (long long)nb, (int)sizeof(T));
+                return OP_ERR_INTERNAL;
+            }
+        }
         break;
     }
     case OPNN_KERNEL_GENERIC: {
