@@ -46,6 +46,7 @@ struct op_context {
     char msg[OPNN_MSG_MAX];
 
     struct opnn_plan_entry *plans; /* uthash */
+    struct opnn_plan_entry *last;  /* the entry the previous lookup found or added */
     size_t num_plans;
     uint64_t plans_epoch;          /* registry epoch the cache was filled under */
     opnn_reduce_plan plan_scratch; /* the latest plan when it could not be cached */

@@ -33,6 +33,12 @@
  * row_wide (64 KB rows): a warp a row, one row at a time (ranges_for), 4520 GB/s; a block a
  * row 4133 GB/s (H200). Longer rows are not measured. */
 #define ROW_GROUP_MAX_BYTES (64 * 1024)
+/* Inputs up to SMALL_INPUT_MAX_BYTES are latency-bound: rows of up to SMALL_ROW_MAX_BYTES (two
+ * rounds of loads a lane) take a warp each however few they are. small_rows ([64, 1024] f32) in
+ * a host loop of graph replays: 2.55 us a call with a warp a row, 2.87 with a block a row (H200;
+ * 2.0 us for an empty kernel). Longer rows keep a block each (fewer serial rounds a lane). */
+#define SMALL_INPUT_MAX_BYTES (1024 * 1024)
+#define SMALL_ROW_MAX_BYTES (4 * 1024)
 /* OUTER_INNER segments up to this many vectors go to the group kernel (lanes walk R1). Not
  * measured against the block kernel yet. */
 #define OUTER_INNER_GROUP_MAX_VEC 8
@@ -729,6 +735,8 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
         return OPNN_FAMILY_ROW_THREAD; /* strided rows of one vector or less: a thread a row */
     if (use_vec)
         return OPNN_FAMILY_ROW_VEC;
+    if (row_bytes <= SMALL_ROW_MAX_BYTES && v->c * row_bytes <= SMALL_INPUT_MAX_BYTES)
+        return OPNN_FAMILY_ROW_WARP;
     if (row_bytes <= ROW_GROUP_MAX_BYTES) {
         int64_t sub = group_sub_for(nvec, v->c, slots);
         int64_t tiles = cdiv(v->c, group_tile_rows(nvec, sub));

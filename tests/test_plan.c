@@ -1255,6 +1255,16 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.grid_x, 1);
     assert_int_equal(p.launch.workspace_bytes, 0);
 
+    /* small_rows: a warp a 4 KB row (latency-bound); 8 KB rows of as small an input keep a
+     * block a row */
+    const int64_t srows[2] = {64, 1024}, srows8k[2] = {32, 2048}, last[1] = {1};
+    h200_launch(&p, 2, srows, 1, last, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
+    assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.grid_x, 64 / (OPNN_CUDA_BLOCK / 32));
+    h200_launch(&p, 2, srows8k, 1, last, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_BLOCK);
+
     /* seed_hw: a warp per 12.5 KB row */
     h200_launch(&p, 4, nchw, 2, hw, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
