@@ -1038,11 +1038,13 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
     const int lane = threadIdx.x & 31, gl = lane & (a.g - 1);
     const int64_t wpb = blockDim.x >> 5;
     const int64_t nwarps = (int64_t)gridDim.x * wpb;
-    /* slabs of NB columns and g >= kUnroll vectors: gs = g / kUnroll lanes a slab, each taking
-     * kUnroll vectors of it (gs apart), so a lane folds kUnroll vectors before the slab's
-     * log2(gs) shuffle steps (with a vector a lane, f32 [1048576, 64, 2] spent 10 shuffles a
-     * vector: 3562 GB/s, H200); else vector u of lane is u * 32 + lane of the tile */
-    const bool deep = NB > 1 && a.g >= kUnroll;
+    /* slabs of NB columns and g >= 4 * kUnroll vectors: gs = g / kUnroll lanes a slab, each
+     * taking kUnroll vectors of it (gs apart), so a lane folds kUnroll vectors before the slab's
+     * log2(gs) shuffle steps: f32 [1048576, 64, 2] 3562 -> 3997 GB/s, f16 [2097152, 32, 4] 2922
+     * -> 3682 (H200). Else vector u of lane is u * 32 + lane of the tile: slabs of 8 vectors read
+     * as 2 lanes' 32-byte pieces 128 bytes apart lost more than the shuffles cost (f32
+     * [4194304, 16, 2] 3782 -> 3135 GB/s). */
+    const bool deep = NB > 1 && a.g >= 4 * kUnroll;
     const int gs = deep ? a.g / kUnroll : 32;
     const int lane_off = deep ? (lane / gs) * a.g + (lane & (gs - 1)) : lane;
 
