@@ -458,9 +458,10 @@ static int row_vec_lanes(const opnn_reduce_plan *p, const inner_view *v)
     return g >= 2 && g <= 32 && (g & (g - 1)) == 0 ? (int)g : 0;
 }
 
-/* Lanes per slab for ROW_VEC on a middle view [A, R, B] of B = 2 or 4 columns narrower than a
- * vector: contiguous slabs (r_stride B, a_stride R * B) of 2..32 whole vectors, a power of two;
- * the kernel folds element c of each vector into column c % B. 0 if not. */
+/* Vectors per slab for ROW_VEC on a middle view [A, R, B] of B = 2 or 4 columns narrower than a
+ * vector: contiguous slabs (r_stride B, a_stride R * B) of 2..128 whole vectors, a power of two;
+ * the kernel folds element c of each vector into column c % B, slabs of 16 or more vectors
+ * OPNN_CUDA_UNROLL vectors a lane (so at most 32 lanes a slab). 0 if not. */
 static int middle_vec_lanes(const opnn_reduce_plan *p)
 {
     int64_t es = (int64_t)esize_of(p->dtype), slab = p->r * p->b * es;
@@ -469,7 +470,7 @@ static int middle_vec_lanes(const opnn_reduce_plan *p)
         p->r_stride != p->b || (p->a > 1 && p->a_stride != p->r * p->b) || slab % 16 != 0)
         return 0;
     int64_t g = slab / 16;
-    return g >= 2 && g <= 32 && (g & (g - 1)) == 0 ? (int)g : 0;
+    return g >= 2 && g <= 32 * OPNN_CUDA_UNROLL && (g & (g - 1)) == 0 ? (int)g : 0;
 }
 
 /* Warps stride over tiles of 32 * OPNN_CUDA_UNROLL vectors on a persistent grid. The group

@@ -235,6 +235,7 @@ static const shape_case family_cases[] = {
     {"middle_slab_b4", 3, S(2003, 8, 4), S(0), false, 1, S(1), 0},
     {"middle_slab_b2_offset", 3, S(517, 16, 2), S(0), false, 1, S(1), 1},
     {"middle_slab_g2", 3, S(3001, 4, 2), S(0), false, 1, S(1), 0},
+    {"middle_slab_g128", 3, S(301, 256, 2), S(0), false, 1, S(1), 0},
     /* [R1, A, R, B]: slabs of a middle view; whole slabs a slice, pieces of one, odd B */
     {"slabs_whole", 4, S(64, 3, 40, 64), S(0), false, 2, S(0, 2), 0},
     {"slabs_pieces", 4, S(2, 3, 5000, 64), S(0), false, 2, S(0, 2), 0},

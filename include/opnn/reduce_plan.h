@@ -66,7 +66,9 @@ typedef enum opnn_cuda_family {
     OPNN_FAMILY_OUTER_INNER_GROUP, /* OUTER_INNER, `sub` lanes per output (many outputs) */
     OPNN_FAMILY_GENERIC,           /* any layout: `sub` lanes per output walk the merged dims */
     OPNN_FAMILY_ROW_VEC, /* ROW of contiguous rows of G = 2..32 16-byte vectors: a warp reads 32
-                            consecutive vectors, groups of G lanes reduce one row each */
+                            consecutive vectors, groups of G lanes reduce one row each; or
+                            MIDDLE slabs [R, B] of B = 2, 4 narrow columns, G = 2..128 vectors
+                            (`sub` is G) */
     OPNN_FAMILY_COUNT_
 } opnn_cuda_family;
 
