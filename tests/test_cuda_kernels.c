@@ -229,13 +229,16 @@ static const shape_case family_cases[] = {
     /* narrow B: the rows of a warp fold by shuffles before the block tree */
     {"middle_b4", 3, S(37, 300, 4), S(0), false, 1, S(1), 0},
     {"middle_b2_offset", 3, S(100, 301, 2), S(0), false, 1, S(1), 1},
-    /* slabs of 2..32 whole vectors, two or four columns: ROW_VEC folds element c into column
-     * c % B (f32 [., 64, 2]: 512-byte slabs; f16 [., 8, 4]: 64 bytes); one off 16 bytes */
+    /* slabs of 2..128 whole vectors, two or four columns: ROW_VEC folds element c into column
+     * c % B, a vector a lane below 16 vectors a slab (f16 [., 8, 4]: 4), 4 vectors a lane from
+     * 16 (f32 [., 64, 2]: 32; f16 [., 32, 4]: 16), aligned or not */
     {"middle_slab_b2", 3, S(3001, 64, 2), S(0), false, 1, S(1), 0},
     {"middle_slab_b4", 3, S(2003, 8, 4), S(0), false, 1, S(1), 0},
     {"middle_slab_b2_offset", 3, S(517, 16, 2), S(0), false, 1, S(1), 1},
     {"middle_slab_g2", 3, S(3001, 4, 2), S(0), false, 1, S(1), 0},
     {"middle_slab_g128", 3, S(301, 256, 2), S(0), false, 1, S(1), 0},
+    {"middle_slab_b4_deep", 3, S(2003, 32, 4), S(0), false, 1, S(1), 0},
+    {"middle_slab_deep_offset", 3, S(517, 64, 2), S(0), false, 1, S(1), 1},
     /* [R1, A, R, B]: slabs of a middle view; whole slabs a slice, pieces of one, odd B */
     {"slabs_whole", 4, S(64, 3, 40, 64), S(0), false, 2, S(0, 2), 0},
     {"slabs_pieces", 4, S(2, 3, 5000, 64), S(0), false, 2, S(0, 2), 0},

@@ -145,6 +145,9 @@ static const ts_xbig big_cases[] = {
     {"col_wide", 2, {3000, 1031}, 1, {0}, false},
     {"col_short", 2, {5, 1 << 19}, 1, {0}, false},
     {"middle", 3, {64, 3000, 7}, 1, {1}, false},
+    /* slabs of 2 or 4 narrow columns (ROW_VEC): the index each element is folded with */
+    {"middle_slab", 3, {3001, 64, 2}, 1, {1}, false},
+    {"middle_slab_b4", 3, {2003, 32, 4}, 1, {1}, false},
     {"outer_inner", 3, {64, 30, 1000}, 2, {0, 2}, false},
     {"outer_inner_few", 3, {512, 3, 4096}, 2, {0, 2}, false},
     {"generic_permuted", 3, {3000, 7, 50}, 1, {0}, true},
