@@ -847,6 +847,17 @@ static void reduce__bad_arguments_rejected(void **state)
         OP_ERR_UNSUPPORTED);
     assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
                      OP_OK);
+    /* a block row plan (256 lanes a range) run with a block of 128 threads: refused, not an
+     * endless kernel */
+    const int64_t rows[2] = {4, 256}, last[1] = {1};
+    opnn_reduce_request rreq = {
+        .op = "t", .ndim = 2, .shape = rows, .axes = last, .num_axes = 1, .dtype = ts_dtype("f32")};
+    assert_int_equal(opnn__reduce_plan_init(&plan, &rreq, msg, sizeof msg), OP_OK);
+    assert_true(opnn__reduce_launch_family(&plan, &g_props, OPNN_FAMILY_ROW_BLOCK));
+    plan.launch.block = 128;
+    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
+                     OP_ERR_INTERNAL);
+    assert_non_null(strstr(msg, "256 lanes a range in a block of 128 threads"));
     CUDA_OK(cudaDeviceSynchronize());
     opnn_cuda_state_destroy(cs);
     CUDA_OK(cudaFree(d));

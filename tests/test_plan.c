@@ -1217,6 +1217,9 @@ static void check_launch(const opnn_reduce_plan *p)
                  (long long)l->grid_x, (long long)l->units);
     assert_int_equal(l->block, OPNN_CUDA_BLOCK);
     assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL);
+    /* the inner kernels' groups of `sub` lanes tile the block (the launcher refuses others) */
+    if (l->kernel == OPNN_KERNEL_INNER_BLOCK || l->kernel == OPNN_KERNEL_INNER_GROUP)
+        assert_true(l->sub >= 1 && l->sub <= l->block && (l->sub & (l->sub - 1)) == 0);
     assert_int_equal(l->workspace_bytes, l->partial_bytes + (size_t)l->ncounters * 4u);
     if (l->split > 1)
         assert_true(l->partial_bytes > 0 && l->ncounters > 0);

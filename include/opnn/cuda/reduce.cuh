@@ -1671,6 +1671,14 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.sub = l.sub;
         a.partials = ws.partials;
         a.counters = ws.counters;
+        /* a group of `sub` lanes must fit the block (a block of 128 threads with the planner's
+         * 256 lanes a range left no group at all: an endless loop) */
+        if (a.sub < 1 || a.sub > (int)block.x || (a.sub & (a.sub - 1)) != 0) {
+            if (msg && msg_len)
+                snprintf(msg, msg_len, "CUDA reduce: %d lanes a range in a block of %u threads",
+                         a.sub, block.x);
+            return OP_ERR_INTERNAL;
+        }
         /* ranges in flight per group; the block kernel always walks one (the planner's only
          * choice for it since the flat segment walk; `ranges` changes speed, not results) */
         if (l.kernel == OPNN_KERNEL_INNER_BLOCK)
