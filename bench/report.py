@@ -26,6 +26,8 @@ def main():
     d = json.load(open(args[0]))
     print(f"Device: {d.get('gpu') or d['device']}; read ceiling {d['read_ceiling_gbps']:.0f} GB/s"
           + (f", device-to-device copy {d['copy_gbps']:.0f} GB/s" if d.get("copy_gbps") else "")
+          + (f"; launch floor {d['graph_launch_us']:.2f} us a call (a graph of one empty kernel,"
+             " host loop)" if d.get("graph_launch_us") else "")
           + f"; median of {d['iters']} runs.\n")
     head = "| case | op | dtype | shape | axes | time | GB/s | of ceiling |"
     rule = "|---|---|---|---|---|---:|---:|---:|"

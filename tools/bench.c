@@ -911,7 +911,7 @@ int opnn_tool_bench(int argc, char **argv)
         }
     }
 
-    double ceiling = 0, copy = 0;
+    double ceiling = 0, copy = 0, floor_us = 0;
     char devname[256] = "cpu";
     cpu_env cenv;
     memset(&cenv, 0, sizeof cenv);
@@ -944,6 +944,22 @@ int opnn_tool_bench(int argc, char **argv)
         }
         ceiling = env.read_gbps;
         copy = env.copy_gbps;
+        /* the small cases' host loop against a bare graph launch on the same machine */
+        bool any_small = false;
+        for (size_t k = 0; k < ncases; k++)
+            any_small = any_small || cases[k].small;
+        if (any_small) {
+            const int rc = bench_cuda_graph_floor(env.stream, BENCH_HOST_LOOP, &floor_us);
+            if (rc != 0) {
+                fprintf(stderr, "opnn bench: the launch floor failed: %s\n",
+                        cudaGetErrorString((cudaError_t)rc));
+                floor_us = 0;
+            } else {
+                printf("launch floor: %.2f us a call (a graph of one empty kernel, host loop of "
+                       "%d)\n\n",
+                       floor_us, BENCH_HOST_LOOP);
+            }
+        }
 #else
         fprintf(stderr, "opnn bench: this opnn was built without CUDA\n");
         if (json)
@@ -958,8 +974,8 @@ int opnn_tool_bench(int argc, char **argv)
     if (json)
         fprintf(json,
                 "{\n  \"device\": \"%s\", \"gpu\": \"%s\", \"read_ceiling_gbps\": %.1f, "
-                "\"copy_gbps\": %.1f, \"iters\": %d,\n  \"results\": [",
-                device, devname, ceiling, copy, iters);
+                "\"copy_gbps\": %.1f, \"graph_launch_us\": %.2f, \"iters\": %d,\n  \"results\": [",
+                device, devname, ceiling, copy, floor_us, iters);
 
     for (size_t k = 0; k < ncases; k++) {
         const bench_case *c = &cases[k];

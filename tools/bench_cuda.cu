@@ -1,6 +1,8 @@
 /* The CUDA side of `opnn bench` (bench.c): the read-only streaming kernel whose bandwidth is the
- * "read ceiling" each case is measured against, and a device-side random fill so that inputs of
- * gigabytes need no host pass. Part of the tool, not of the library. */
+ * "read ceiling" each case is measured against, the launch floor the small cases are measured
+ * against, and a device-side random fill so that inputs of gigabytes need no host pass. Part of
+ * the tool, not of the library. */
+#include <chrono>
 #include <stdint.h>
 
 #include <cuda_bf16.h>
@@ -108,9 +110,55 @@ template <class T> __global__ void fill_kernel(T *out, int64_t n, uint64_t seed)
         out[i] = make_value<T>(mix(seed + 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)));
 }
 
+/* does nothing (no thread has index 1024 in a block of 32) */
+__global__ void empty_kernel(unsigned *sink)
+{
+    if (threadIdx.x == 1024)
+        *sink = 0;
+}
+
 } // namespace
 
 extern "C" {
+
+int bench_cuda_graph_floor(void *stream, int calls, double *us_per_call)
+{
+    cudaStream_t s = (cudaStream_t)stream, cs = NULL;
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t ge = NULL;
+    cudaError_t e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
+    if (e == cudaSuccess) {
+        empty_kernel<<<1, 32, 0, cs>>>(NULL);
+        const cudaError_t k = cudaGetLastError();
+        e = cudaStreamEndCapture(cs, &g);
+        if (e == cudaSuccess)
+            e = k;
+    }
+    if (e == cudaSuccess)
+        e = cudaGraphInstantiate(&ge, g, 0);
+    for (int i = 0; e == cudaSuccess && i < 100; i++) /* warm-up */
+        e = cudaGraphLaunch(ge, s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    if (e == cudaSuccess && calls > 0) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; e == cudaSuccess && i < calls; i++)
+            e = cudaGraphLaunch(ge, s);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(s);
+        const std::chrono::duration<double, std::micro> dt = std::chrono::steady_clock::now() - t0;
+        *us_per_call = dt.count() / calls;
+    }
+    if (ge)
+        cudaGraphExecDestroy(ge);
+    if (g)
+        cudaGraphDestroy(g);
+    if (cs)
+        cudaStreamDestroy(cs);
+    return (int)e;
+}
 
 int bench_cuda_read(const void *data, size_t bytes, int blocks, int variant, void *sink,
                     void *stream)

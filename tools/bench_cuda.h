@@ -16,6 +16,11 @@ extern "C" {
 int bench_cuda_read(const void *data, size_t bytes, int blocks, int variant, void *sink,
                     void *stream);
 
+/* The launch floor of the small cases: a graph of one empty kernel (as op_run replays small
+ * calls), captured once and launched `calls` times on stream from a host loop, then one
+ * synchronize; *us_per_call is the loop's time a call. Returns a cudaError_t. */
+int bench_cuda_graph_floor(void *stream, int calls, double *us_per_call);
+
 /* Number of variants of bench_cuda_read. */
 #define BENCH_CUDA_READ_VARIANTS 4
 
