@@ -1018,6 +1018,37 @@ bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t
  * [1048576, 64, 2] over 1 (f32) read 0.22 of the ceiling as a column view of 4-byte loads (H200).
  */
 
+/* The V elements of vector v, whose first is element e0 of its slab, into the slab's NB columns:
+ * element k into acc[k % NB] at reduction index (e0 + k) / NB (its row). */
+template <class Op, int NB>
+__device__ __forceinline__ void fold_slab_vec(const Op &op, typename Op::acc_t (&acc)[NB],
+                                              const uint4 &v, int64_t e0)
+{
+    using T = typename Op::in_t;
+    constexpr int V = 16 / sizeof(T);
+    T e[V];
+    memcpy(e, &v, 16);
+#pragma unroll
+    for (int c = 0; c < V; c++)
+        acc[c % NB] = fold_elem(op, acc[c % NB], e[c], (e0 + c) / NB);
+}
+
+/* A slab's NB columns held by an aligned group of w lanes (every lane of the warp calls it):
+ * shuffles, the NB of a step in flight together; where `store`, out[0..NB) = the results. */
+template <class Op, int NB>
+__device__ __forceinline__ void finish_slab(const Op &op, typename Op::acc_t (&acc)[NB], int w,
+                                            bool store, typename Op::out_t *out, int64_t red_n)
+{
+    for (int o = w / 2; o > 0; o /= 2)
+#pragma unroll
+        for (int c = 0; c < NB; c++)
+            acc[c] = op.combine(acc[c], shfl_xor(acc[c], o));
+    if (store)
+#pragma unroll
+        for (int c = 0; c < NB; c++)
+            store_stream(out + c, op.finalize(acc[c], red_n));
+}
+
 struct rowvec_args {
     const void *in;
     void *out;
@@ -1084,22 +1115,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
                     acc[c] = op.identity();
                 if (s0 < a.nvec)
 #pragma unroll
-                    for (int u = 0; u < kUnroll; u++) {
-                        T e[V];
-                        memcpy(e, &v[u], 16);
-                        const int64_t e0 = (int64_t)(j0 + u * gs) * V;
-#pragma unroll
-                        for (int c = 0; c < V; c++)
-                            acc[c % NB] = fold_elem(op, acc[c % NB], e[c], (e0 + c) / NB);
-                    }
-                for (int o = gs / 2; o > 0; o /= 2)
-#pragma unroll
-                    for (int c = 0; c < NB; c++)
-                        acc[c] = op.combine(acc[c], shfl_xor(acc[c], o));
-                if (j0 == 0 && s0 < a.nvec)
-#pragma unroll
-                    for (int c = 0; c < NB; c++)
-                        store_stream(out + (s0 >> a.log2g) * NB + c, op.finalize(acc[c], a.red_n));
+                    for (int u = 0; u < kUnroll; u++)
+                        fold_slab_vec<Op, NB>(op, acc, v[u], (int64_t)(j0 + u * gs) * V);
+                finish_slab<Op, NB>(op, acc, gs, j0 == 0 && s0 < a.nvec, out + (s0 >> a.log2g) * NB,
+                                    a.red_n);
                 continue;
             }
         }
@@ -1108,25 +1127,14 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
             const int64_t i = base + u * 32;
             /* rows are whole groups of g lanes: a group is all in range or all out */
             if constexpr (NB > 1) {
-                T e[V];
-                memcpy(e, &v[u], 16);
                 A acc[NB];
 #pragma unroll
                 for (int c = 0; c < NB; c++)
                     acc[c] = op.identity();
                 if (i < a.nvec)
-#pragma unroll
-                    for (int c = 0; c < V; c++)
-                        acc[c % NB] = fold_elem(op, acc[c % NB], e[c], ((int64_t)gl * V + c) / NB);
-                /* the NB columns' shuffles of a step in flight together */
-                for (int o = a.g / 2; o > 0; o /= 2)
-#pragma unroll
-                    for (int c = 0; c < NB; c++)
-                        acc[c] = op.combine(acc[c], shfl_xor(acc[c], o));
-                if (gl == 0 && i < a.nvec)
-#pragma unroll
-                    for (int c = 0; c < NB; c++)
-                        store_stream(out + (i >> a.log2g) * NB + c, op.finalize(acc[c], a.red_n));
+                    fold_slab_vec<Op, NB>(op, acc, v[u], (int64_t)gl * V);
+                finish_slab<Op, NB>(op, acc, a.g, gl == 0 && i < a.nvec, out + (i >> a.log2g) * NB,
+                                    a.red_n);
                 continue;
             }
             A acc;
@@ -1809,15 +1817,16 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.aligned = ((uintptr_t)in & 15u) == 0;
         {
             constexpr int V = 16 / sizeof(T);
-            /* a MIDDLE plan: [A, R, B] slabs of B interleaved columns (B divides V) */
+            /* a MIDDLE plan: [A, R, B] slabs of B interleaved columns narrower than a vector
+             * (the planner's B * size < 16; no kernel is built for the others) */
             const int64_t nb = plan->cls == OPNN_CLASS_MIDDLE ? plan->b : 1;
             const unsigned grid = grid_for_op<Op>(l.grid_x);
             if (nb == 1)
                 row_vec_kernel<Op><<<grid, block, 0, stream>>>(op, a);
-            else if (nb == 2 && V % 2 == 0)
-                row_vec_kernel<Op, V % 2 == 0 ? 2 : 1><<<grid, block, 0, stream>>>(op, a);
-            else if (nb == 4 && V % 4 == 0)
-                row_vec_kernel<Op, V % 4 == 0 ? 4 : 1><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 2 && 2 < V)
+                row_vec_kernel<Op, (2 < V ? 2 : 1)><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 4 && 4 < V)
+                row_vec_kernel<Op, (4 < V ? 4 : 1)><<<grid, block, 0, stream>>>(op, a);
             else {
                 if (msg && msg_len)
                     snprintf(msg, msg_len,
