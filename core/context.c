@@ -41,6 +41,7 @@ static void opnn__attrs_free(op_context *ctx)
     for (size_t i = 0; i < ctx->num_attrs; i++)
         free(ctx->attrs[i].ints);
     ctx->num_attrs = 0;
+    ctx->attr_gen++;
 }
 
 void op_context_destroy(op_context *ctx)
@@ -146,6 +147,7 @@ static op_status opnn__attr_slot(op_context *ctx, const char *fn, const char *na
         memset(a, 0, sizeof(*a));
         strcpy(a->name, name);
     }
+    ctx->attr_gen++; /* the caller writes the value next */
     *out = a;
     return OP_OK;
 }

@@ -55,6 +55,24 @@ struct op_context {
     /* device pointers that passed the CUDA pointer check (a driver call), most recent first:
      * a program cycling through a few buffers checks each once */
     const void *checked_ptrs[OPNN_CHECKED_PTRS];
+
+    /* Bumped whenever an attribute is set or the attributes are cleared. */
+    uint64_t attr_gen;
+    /* What the previous calls worked out, reused while nothing it depends on changed (a small
+     * op_run is a few microseconds, and looking these up again was a tenth of it):
+     * - the op a name found, while the registry epoch stays (ops leave only with a new epoch);
+     * - that the attributes passed an op's schema, while they and the epoch stay;
+     * - op_reduce_mask's mask and keepdims for an op and an input rank, likewise. */
+    struct {
+        uint64_t epoch;
+        const void *op;
+        const void *attrs_op;
+        uint64_t attrs_gen, attrs_epoch;
+        uint64_t reduce_uid, reduce_gen, reduce_epoch;
+        int32_t reduce_ndim;
+        uint32_t reduce_mask;
+        bool reduce_keepdims, reduce_valid;
+    } memo;
 };
 
 /* Records "fmt..." as the context's message and returns s. ctx may be NULL. */

@@ -9,9 +9,20 @@
 #include "opnn/reduce.h"
 #include "register/registry_impl.h"
 
-op_status op_reduce_mask(op_kernel_ctx *kc, uint32_t *mask)
+/* op_reduce_mask, and keepdims, from the context's memo when the op, its input rank and the
+ * attributes are those of a previous call that passed. */
+static op_status opnn__reduce_attrs(op_kernel_ctx *kc, uint32_t *mask, bool *keepdims)
 {
+    op_context *ctx = op_kernel_context(kc);
     const DLTensor *x = op_kernel_input(kc, 0);
+    const uint64_t epoch = opnn__registry_epoch();
+    if (ctx->memo.reduce_valid && ctx->memo.reduce_uid == kc->op->uid &&
+        ctx->memo.reduce_gen == ctx->attr_gen && ctx->memo.reduce_epoch == epoch &&
+        ctx->memo.reduce_ndim == x->ndim) {
+        *mask = ctx->memo.reduce_mask;
+        *keepdims = ctx->memo.reduce_keepdims;
+        return OP_OK;
+    }
     int64_t kd = op_kernel_attr_int(kc, "keepdims");
     int64_t noop = op_kernel_attr_int(kc, "noop_with_empty_axes");
     if (kd != 0 && kd != 1)
@@ -23,9 +34,25 @@ op_status op_reduce_mask(op_kernel_ctx *kc, uint32_t *mask)
                               (long long)noop);
     const int64_t *axes;
     size_t n = op_kernel_attr_ints(kc, "axes", &axes);
-    op_context *ctx = op_kernel_context(kc);
-    return opnn__reduce_axes_mask(op_kernel_op_name(kc), x->ndim, axes, n, noop != 0, mask,
-                                  ctx->msg, sizeof(ctx->msg));
+    op_status st = opnn__reduce_axes_mask(op_kernel_op_name(kc), x->ndim, axes, n, noop != 0, mask,
+                                          ctx->msg, sizeof(ctx->msg));
+    if (st != OP_OK)
+        return st;
+    *keepdims = kd != 0;
+    ctx->memo.reduce_uid = kc->op->uid;
+    ctx->memo.reduce_gen = ctx->attr_gen;
+    ctx->memo.reduce_epoch = epoch;
+    ctx->memo.reduce_ndim = x->ndim;
+    ctx->memo.reduce_mask = *mask;
+    ctx->memo.reduce_keepdims = *keepdims;
+    ctx->memo.reduce_valid = true;
+    return OP_OK;
+}
+
+op_status op_reduce_mask(op_kernel_ctx *kc, uint32_t *mask)
+{
+    bool keepdims;
+    return opnn__reduce_attrs(kc, mask, &keepdims);
 }
 
 void op_reduce_shape(const DLTensor *x, uint32_t mask, bool keepdims, int32_t *ndim, int64_t *shape)
@@ -46,10 +73,11 @@ op_status op_reduce_infer(op_kernel_ctx *kc, int index, int32_t *ndim, int64_t *
     (void)index;
     const DLTensor *x = op_kernel_input(kc, 0);
     uint32_t mask;
-    op_status st = op_reduce_mask(kc, &mask);
+    bool keepdims;
+    op_status st = opnn__reduce_attrs(kc, &mask, &keepdims);
     if (st != OP_OK)
         return st;
-    op_reduce_shape(x, mask, op_kernel_attr_int(kc, "keepdims") != 0, ndim, shape);
+    op_reduce_shape(x, mask, keepdims, ndim, shape);
     *dtype = x->dtype;
     return OP_OK;
 }

@@ -33,6 +33,10 @@ static const op_attr_def *opnn__attr_def(const opnn_op *op, const char *name)
 
 static op_status opnn__check_attrs(const opnn_op *op, op_context *ctx)
 {
+    const uint64_t epoch = opnn__registry_epoch();
+    if (ctx->memo.attrs_op == op && ctx->memo.attrs_gen == ctx->attr_gen &&
+        ctx->memo.attrs_epoch == epoch)
+        return OP_OK;
     for (size_t i = 0; i < ctx->num_attrs; i++) {
         const opnn_attr *a = &ctx->attrs[i];
         const op_attr_def *def = opnn__attr_def(op, a->name);
@@ -44,6 +48,9 @@ static op_status opnn__check_attrs(const opnn_op *op, op_context *ctx)
                                   "%s: attribute '%s' must be %s, got %s", op->name, a->name,
                                   opnn__attr_type_name(def->type), opnn__attr_type_name(a->type));
     }
+    ctx->memo.attrs_op = op;
+    ctx->memo.attrs_gen = ctx->attr_gen;
+    ctx->memo.attrs_epoch = epoch;
     return OP_OK;
 }
 
@@ -111,9 +118,15 @@ static op_status opnn__lookup(const char *name, op_context *ctx, opnn_op **out)
 {
     if (!name)
         return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT, "op_run: op name is NULL");
-    opnn_op *op = opnn__op_find(name);
+    /* the previous call's op, if the name is its name and no op has left since */
+    const uint64_t epoch = opnn__registry_epoch();
+    opnn_op *op = (opnn_op *)ctx->memo.op;
+    if (!op || ctx->memo.epoch != epoch || strcmp(op->name, name) != 0)
+        op = opnn__op_find(name);
     if (!op)
         return opnn__ctx_fail(ctx, OP_ERR_NOT_FOUND, "op_run: no op named '%s'", name);
+    ctx->memo.op = op;
+    ctx->memo.epoch = epoch;
     *out = op;
     return OP_OK;
 }

@@ -531,6 +531,120 @@ static void clear__context_reusable(void **state)
     op_context_destroy(ctx);
 }
 
+/* op_run remembers the op a name found, that the attributes passed its schema, and the reduce
+ * mask; each call below changes one thing those depend on after a call that passed, and must see
+ * the change: new axes, keepdims, the input's rank, another op, an unknown attribute, cleared
+ * attributes, and an op unregistered and registered again under the same name. */
+static int memo_probe_calls[2];
+
+static op_status memo_probe_kernel0(op_kernel_ctx *kc)
+{
+    (void)kc;
+    memo_probe_calls[0]++;
+    return OP_OK;
+}
+
+static op_status memo_probe_kernel1(op_kernel_ctx *kc)
+{
+    (void)kc;
+    memo_probe_calls[1]++;
+    return OP_OK;
+}
+
+static void memo_probe_register(op_kernel_fn fn)
+{
+    static const op_schema schema = {
+        "TestContextMemoProbe", "counts its calls", 1, 1, NULL, 0, probe_infer};
+    assert_int_equal(op_register_op(NULL, &schema), OP_OK);
+    assert_int_equal(op_register_kernel(NULL, "TestContextMemoProbe", kDLCPU, F32, fn, NULL),
+                     OP_OK);
+}
+
+static void expect_run(op_context *ctx, const char *op, op_status want, const char *needle)
+{
+    op_status st = op_run(op, ctx);
+    if (st != want || (needle && !strstr(op_context_error(ctx), needle)))
+        fail_msg("%s: status %d (want %d), message \"%s\" (want \"%s\")", op, (int)st, (int)want,
+                 op_context_error(ctx), needle ? needle : "");
+}
+
+static void expect_out(const simple_call *c, const float *out, ts_op op, uint32_t mask, int64_t n,
+                       const char *what)
+{
+    double ref[24];
+    assert_int_equal(ts_reference(op, &c->x.t, mask, ref, NULL), n);
+    assert_true(ts_check(what, out, F32, n, ref, NULL, 24, op));
+}
+
+static void run__repeated_calls_follow_changes(void **state)
+{
+    (void)state;
+    /* set up */
+    ts_rng rng = {ts_seed("run__repeated_calls_follow_changes")};
+    op_context *ctx = NULL;
+    simple_call c;
+    float out[24];
+    static const int64_t axes02[2] = {0, 2}, s131[3] = {1, 3, 1}, s3[1] = {3}, s64[2] = {6, 4},
+                         s1[1] = {1};
+    ts_tensor y131, y3, x64, y1;
+    simple_call_init(&c, &rng);
+    ts_tensor_init(&y131, out, kDLCPU, F32, 3, s131, NULL);
+    ts_tensor_init(&y3, out, kDLCPU, F32, 1, s3, NULL);
+    ts_tensor_init(&x64, c.in, kDLCPU, F32, 2, s64, NULL);
+    ts_tensor_init(&y1, out, kDLCPU, F32, 1, s1, NULL);
+    assert_int_equal(op_context_create(&ctx), OP_OK);
+    simple_call_bind(ctx, &c);
+
+    /* run and check, one change a step */
+    expect_run(ctx, "ReduceSum", OP_OK, NULL);
+    simple_call_check(&c);
+    /* other axes (and an output of their shape) */
+    assert_int_equal(op_context_set_attr_ints(ctx, "axes", axes02, 2), OP_OK);
+    assert_int_equal(op_context_set_output(ctx, 0, &y131.t), OP_OK);
+    expect_run(ctx, "ReduceSum", OP_OK, NULL);
+    expect_out(&c, out, TS_SUM, 5u, 3, "ReduceSum [2,3,4] axes 0,2");
+    /* keepdims 0: the bound [1, 3, 1] output no longer fits */
+    assert_int_equal(op_context_set_attr_int(ctx, "keepdims", 0), OP_OK);
+    expect_run(ctx, "ReduceSum", OP_ERR_INVALID_ARGUMENT, "expected [3]");
+    assert_int_equal(op_context_set_output(ctx, 0, &y3.t), OP_OK);
+    expect_run(ctx, "ReduceSum", OP_OK, NULL);
+    expect_out(&c, out, TS_SUM, 5u, 3, "ReduceSum [2,3,4] axes 0,2 keepdims 0");
+    /* another op on the same context and attributes */
+    expect_run(ctx, "ReduceMax", OP_OK, NULL);
+    expect_out(&c, out, TS_MAX, 5u, 3, "ReduceMax [2,3,4] axes 0,2 keepdims 0");
+    /* a rank-2 input with the same attributes: axis 2 is out of range now */
+    assert_int_equal(op_context_set_input(ctx, 0, &x64.t), OP_OK);
+    expect_run(ctx, "ReduceMax", OP_ERR_INVALID_ARGUMENT, "axis 2");
+    assert_int_equal(op_context_set_input(ctx, 0, &c.x.t), OP_OK);
+    expect_run(ctx, "ReduceMax", OP_OK, NULL);
+    /* an attribute no op has, after a call whose attributes passed */
+    assert_int_equal(op_context_set_attr_int(ctx, "an_attribute_no_op_has", 1), OP_OK);
+    expect_run(ctx, "ReduceMax", OP_ERR_NOT_FOUND, "an_attribute_no_op_has");
+    /* cleared attributes: every axis, keepdims back at 1 */
+    op_context_clear(ctx);
+    assert_int_equal(op_context_set_input(ctx, 0, &c.x.t), OP_OK);
+    assert_int_equal(op_context_set_output(ctx, 0, &y3.t), OP_OK);
+    expect_run(ctx, "ReduceSum", OP_ERR_INVALID_ARGUMENT, "expected [1, 1, 1]");
+    assert_int_equal(op_context_set_attr_int(ctx, "keepdims", 0), OP_OK);
+    assert_int_equal(op_context_set_output(ctx, 0, &y1.t), OP_OK);
+    expect_run(ctx, "ReduceSum", OP_ERR_INVALID_ARGUMENT, "expected []");
+    /* an op unregistered after a call found it, then registered again with another kernel */
+    op_context_clear(ctx);
+    assert_int_equal(op_context_set_input(ctx, 0, &c.x.t), OP_OK);
+    assert_int_equal(op_context_set_output(ctx, 0, &c.x.t), OP_OK);
+    memo_probe_register(memo_probe_kernel0);
+    expect_run(ctx, "TestContextMemoProbe", OP_OK, NULL);
+    assert_int_equal(op_unregister_op("TestContextMemoProbe"), OP_OK);
+    expect_run(ctx, "TestContextMemoProbe", OP_ERR_NOT_FOUND, "TestContextMemoProbe");
+    memo_probe_register(memo_probe_kernel1);
+    expect_run(ctx, "TestContextMemoProbe", OP_OK, NULL);
+    assert_int_equal(memo_probe_calls[0], 1);
+    assert_int_equal(memo_probe_calls[1], 1);
+    assert_int_equal(op_unregister_op("TestContextMemoProbe"), OP_OK);
+    ts_buf_free(&c.out);
+    op_context_destroy(ctx);
+}
+
 /* --- op_context_error ------------------------------------------------------------------------- */
 
 static void context_error__empty_after_success_message_after_failure(void **state)
@@ -714,6 +828,7 @@ int main(void)
     ADD_TEST(tests, n, context_error__empty_after_success_message_after_failure);
     ADD_TEST(tests, n, null_context__every_function_rejects);
     ADD_TEST(tests, n, run__contexts_on_threads_independent);
+    ADD_TEST(tests, n, run__repeated_calls_follow_changes);
     /* last: under UBSan with -fno-sanitize-recover a library fault here ends the program */
     ADD_TEST(tests, n, set_input__rank0_null_shape);
     return _cmocka_run_group_tests("test_context", tests, n, NULL, NULL);
