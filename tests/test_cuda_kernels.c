@@ -216,6 +216,7 @@ static const shape_case family_cases[] = {
     {"col_tiny_r", 2, S(7, 30001), S(0), false, 1, S(0), 0},
     {"col_r3", 2, S(3, 30001), S(0), false, 1, S(0), 0},
     {"col_r2_vec", 2, S(2, 40000), S(0), false, 1, S(0), 0},
+    {"col_r16_vec", 2, S(16, 4100), S(0), false, 1, S(0), 0},
     {"col_r4_offset", 2, S(4, 4096), S(0), false, 1, S(0), 1},
     {"col_r3_padded", 2, S(3, 1001), S(1004, 1), true, 1, S(0), 0},
     /* rows that start 4 or 8 bytes off 16: items of 4 or 8 bytes */

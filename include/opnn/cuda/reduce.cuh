@@ -1619,8 +1619,12 @@ template <class Op> inline unsigned grid_for_op(int64_t g)
  * and pointer) are not aligned to CB; the columns past the last whole item one by one. A block a
  * tile, not a persistent grid: blocks that finish make room for the next ones' loads
  * ([5, 53687091] f32 4338 GB/s with about two tiles a block, 3679 with 4 blocks an SM striding;
- * [3, 89478485] 4360 against 3803, H200) */
-template <class Op, int CB = 16>
+ * [3, 89478485] 4360 against 3803, H200). Items of at most 8 bytes: with 16-byte items (2 a
+ * thread, rows of a tile 8 KB long) col_short ([16, 16777216] f32) read 4099-4113 GB/s, with
+ * 8-byte items (4 a thread) 4273-4277; [8, 33554432] 4040 against 4369, [4, 67108864] 3952
+ * against 4343, [2, 134217728] 3880 against 4306, f16 [16, 16777216] 3990 against 4175 (H200);
+ * 8 bytes was as fast as 4 or faster on every shape tried. */
+template <class Op, int CB = 8>
 void launch_col_tiny(const Op &op, coltiny_args a, uintptr_t align, cudaStream_t stream)
 {
     using T = typename Op::in_t;
@@ -1751,10 +1755,12 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.r_stride = plan->r_stride;
             a.red_n = plan->red_numel;
             a.r = (int)plan->r;
-            /* items as wide as every row start allows */
-            launch_col_tiny<Op>(
-                op, a, (uintptr_t)in | (uintptr_t)(plan->r > 1 ? plan->r_stride * sizeof(T) : 16),
-                stream);
+            /* items as wide as every row start and the plan's vector allow */
+            launch_col_tiny<Op>(op, a,
+                                (uintptr_t)in |
+                                    (uintptr_t)(plan->r > 1 ? plan->r_stride * sizeof(T) : 16) |
+                                    (uintptr_t)(l.vec * sizeof(T)),
+                                stream);
             break;
         }
         outer_args a;
