@@ -359,19 +359,17 @@ static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props
 /* Lanes per row of the group families, for c rows of nvec vectors. Short rows: about 4 vectors
  * a lane, at least 4 lanes (64 contiguous bytes) a row; row_mid (64 vectors): 16 lanes,
  * 4357 GB/s, against 3948 GB/s for a warp. Long rows: a warp, unless its row tiles (4 rows a
- * group) would make between one and three waves; then 16 lanes. row_wide16 (16384 rows): 16
- * lanes (256 tiles) 3916 GB/s, a warp (512 tiles on 396 slots) 3719 GB/s; seed_hw (32768 rows
- * of 784 vectors, 1024 warp tiles): 16 lanes 4157-4334 GB/s against a warp's 4083-4239 in five
- * pairs on two machines (session 8; with session 3's kernels a warp had won, 4146 against
- * 3906); with 4 times the rows ([131072, 784], 4096 tiles) a warp 4022-4047 against 3869-3888,
- * and [65536, 4096] and [524288, 1000] a warp by 0.7% (H200). */
+ * group) would make between one and two waves (a partial second wave costs what a full one
+ * does); then 16 lanes. seed_hw (32768 rows, 1024 warp tiles): a warp 4146 GB/s, 16 lanes
+ * 3906, 8 lanes 3581; row_wide16 (16384 rows): 16 lanes (256 tiles) 3916 GB/s, a warp (512
+ * tiles on 396 slots) 3719 GB/s (H200). */
 static int64_t group_sub_for(int64_t nvec, int64_t c, int64_t slots)
 {
     int64_t tiles32 = cdiv(c, (OPNN_CUDA_BLOCK / 32) * OPNN_CUDA_UNROLL);
 
     if (nvec <= GROUP_SHORT_MAX_VEC)
         return imax(imin(4, pow2_floor(imax(1, nvec))), imin(32, pow2_floor(imax(1, nvec / 4))));
-    if (tiles32 > slots && tiles32 < 3 * slots)
+    if (tiles32 > slots && tiles32 < 2 * slots)
         return 16;
     return 32;
 }

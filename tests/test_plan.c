@@ -1268,18 +1268,13 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, srows8k, 1, last, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_BLOCK);
 
-    /* seed_hw: 16 lanes per 12.5 KB row (a warp's 1024 row tiles are 2.6 waves on 396 slots);
-     * four times the rows take a warp a row */
+    /* seed_hw: a warp per 12.5 KB row */
     h200_launch(&p, 4, nchw, 2, hw, "f32");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
-    assert_int_equal(p.launch.sub, 16);
-    assert_int_equal(p.launch.ranges, 1); /* one row a group at a time, a block per tile */
-    assert_int_equal(p.launch.units, 128 * 256 / (OPNN_CUDA_BLOCK / 16));
-    assert_int_equal(p.launch.grid_x, p.launch.units);
-    const int64_t nchw4[4] = {512, 256, 56, 56};
-    h200_launch(&p, 4, nchw4, 2, hw, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
     assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.ranges, 1); /* one row a warp at a time, a block per tile */
+    assert_int_equal(p.launch.units, 128 * 256 / (OPNN_CUDA_BLOCK / 32));
+    assert_int_equal(p.launch.grid_x, p.launch.units);
 
     /* row_wide: 64 KB rows, one row a group too */
     const int64_t wide[2] = {16384, 16384}, ax1[1] = {1};

@@ -1755,12 +1755,10 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.r_stride = plan->r_stride;
             a.red_n = plan->red_numel;
             a.r = (int)plan->r;
-            /* items as wide as every row start and the plan's vector allow */
-            launch_col_tiny<Op>(op, a,
-                                (uintptr_t)in |
-                                    (uintptr_t)(plan->r > 1 ? plan->r_stride * sizeof(T) : 16) |
-                                    (uintptr_t)(l.vec * sizeof(T)),
-                                stream);
+            /* items as wide as every row start allows */
+            launch_col_tiny<Op>(
+                op, a, (uintptr_t)in | (uintptr_t)(plan->r > 1 ? plan->r_stride * sizeof(T) : 16),
+                stream);
             break;
         }
         outer_args a;
