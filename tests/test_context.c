@@ -532,9 +532,10 @@ static void clear__context_reusable(void **state)
 }
 
 /* op_run remembers the op a name found, that the attributes passed its schema, and the reduce
- * mask; each call below changes one thing those depend on after a call that passed, and must see
- * the change: new axes, keepdims, the input's rank, another op, an unknown attribute, cleared
- * attributes, and an op unregistered and registered again under the same name. */
+ * mask and keepdims; each step below changes one thing those depend on after a call that passed,
+ * and must see the change: new axes, keepdims, the input's rank, an op whose schema lacks an
+ * attribute, cleared attributes, a reduce op with other defaults, an unknown attribute, and an op
+ * unregistered and registered again under the same name. */
 static int memo_probe_calls[2];
 
 static op_status memo_probe_kernel0(op_kernel_ctx *kc)
@@ -558,6 +559,30 @@ static void memo_probe_register(op_kernel_fn fn)
     assert_int_equal(op_register_op(NULL, &schema), OP_OK);
     assert_int_equal(op_register_kernel(NULL, "TestContextMemoProbe", kDLCPU, F32, fn, NULL),
                      OP_OK);
+}
+
+/* A reduce op whose keepdims defaults to 0 (the built-ins' to 1), inferred by op_reduce_infer. */
+static op_status memo_reduce_kernel(op_kernel_ctx *kc)
+{
+    (void)kc;
+    return OP_OK;
+}
+
+static void memo_reduce_register(void)
+{
+    static bool done;
+    static const op_attr_def attrs[] = {{"axes", OP_ATTR_INTS, 0, 0.0},
+                                        {"keepdims", OP_ATTR_INT, 0, 0.0},
+                                        {"noop_with_empty_axes", OP_ATTR_INT, 0, 0.0}};
+    static const op_schema schema = {
+        "TestContextMemoReduce", "keepdims 0 by default", 1, 1, attrs, 3, op_reduce_infer};
+    if (done)
+        return;
+    assert_int_equal(op_register_op(NULL, &schema), OP_OK);
+    assert_int_equal(
+        op_register_kernel(NULL, "TestContextMemoReduce", kDLCPU, F32, memo_reduce_kernel, NULL),
+        OP_OK);
+    done = true;
 }
 
 static void expect_run(op_context *ctx, const char *op, op_status want, const char *needle)
@@ -584,14 +609,16 @@ static void run__repeated_calls_follow_changes(void **state)
     op_context *ctx = NULL;
     simple_call c;
     float out[24];
-    static const int64_t axes02[2] = {0, 2}, s131[3] = {1, 3, 1}, s3[1] = {3}, s64[2] = {6, 4},
-                         s1[1] = {1};
+    static const int64_t axes02[2] = {0, 2}, axes1[1] = {1}, s131[3] = {1, 3, 1}, s3[1] = {3},
+                         s64[2] = {6, 4}, s1[1] = {1};
     ts_tensor y131, y3, x64, y1;
     simple_call_init(&c, &rng);
     ts_tensor_init(&y131, out, kDLCPU, F32, 3, s131, NULL);
     ts_tensor_init(&y3, out, kDLCPU, F32, 1, s3, NULL);
     ts_tensor_init(&x64, c.in, kDLCPU, F32, 2, s64, NULL);
     ts_tensor_init(&y1, out, kDLCPU, F32, 1, s1, NULL);
+    probe_register();
+    memo_reduce_register();
     assert_int_equal(op_context_create(&ctx), OP_OK);
     simple_call_bind(ctx, &c);
 
@@ -609,25 +636,36 @@ static void run__repeated_calls_follow_changes(void **state)
     assert_int_equal(op_context_set_output(ctx, 0, &y3.t), OP_OK);
     expect_run(ctx, "ReduceSum", OP_OK, NULL);
     expect_out(&c, out, TS_SUM, 5u, 3, "ReduceSum [2,3,4] axes 0,2 keepdims 0");
-    /* another op on the same context and attributes */
+    /* another reduce op on the same context and attributes */
     expect_run(ctx, "ReduceMax", OP_OK, NULL);
     expect_out(&c, out, TS_MAX, 5u, 3, "ReduceMax [2,3,4] axes 0,2 keepdims 0");
+    /* an op without these attributes, right after a call whose attributes passed */
+    expect_run(ctx, "TestContextProbe", OP_ERR_NOT_FOUND, "'axes'");
     /* a rank-2 input with the same attributes: axis 2 is out of range now */
     assert_int_equal(op_context_set_input(ctx, 0, &x64.t), OP_OK);
     expect_run(ctx, "ReduceMax", OP_ERR_INVALID_ARGUMENT, "axis 2");
     assert_int_equal(op_context_set_input(ctx, 0, &c.x.t), OP_OK);
     expect_run(ctx, "ReduceMax", OP_OK, NULL);
-    /* an attribute no op has, after a call whose attributes passed */
-    assert_int_equal(op_context_set_attr_int(ctx, "an_attribute_no_op_has", 1), OP_OK);
-    expect_run(ctx, "ReduceMax", OP_ERR_NOT_FOUND, "an_attribute_no_op_has");
-    /* cleared attributes: every axis, keepdims back at 1 */
+    /* cleared attributes right after a call that passed: every axis, keepdims back at 1 */
     op_context_clear(ctx);
     assert_int_equal(op_context_set_input(ctx, 0, &c.x.t), OP_OK);
     assert_int_equal(op_context_set_output(ctx, 0, &y3.t), OP_OK);
-    expect_run(ctx, "ReduceSum", OP_ERR_INVALID_ARGUMENT, "expected [1, 1, 1]");
+    expect_run(ctx, "ReduceMax", OP_ERR_INVALID_ARGUMENT, "expected [1, 1, 1]");
     assert_int_equal(op_context_set_attr_int(ctx, "keepdims", 0), OP_OK);
     assert_int_equal(op_context_set_output(ctx, 0, &y1.t), OP_OK);
-    expect_run(ctx, "ReduceSum", OP_ERR_INVALID_ARGUMENT, "expected []");
+    expect_run(ctx, "ReduceMax", OP_ERR_INVALID_ARGUMENT, "expected []");
+    /* a reduce op whose keepdims defaults to 0, after a built-in's call with the default 1 */
+    op_context_clear(ctx);
+    assert_int_equal(op_context_set_input(ctx, 0, &c.x.t), OP_OK);
+    assert_int_equal(op_context_set_output(ctx, 0, &c.y.t), OP_OK);
+    assert_int_equal(op_context_set_attr_ints(ctx, "axes", axes1, 1), OP_OK);
+    expect_run(ctx, "ReduceSum", OP_OK, NULL);
+    simple_call_check(&c);
+    expect_run(ctx, "TestContextMemoReduce", OP_ERR_INVALID_ARGUMENT, "expected [2, 4]");
+    /* an attribute no op has, after a call whose attributes passed */
+    expect_run(ctx, "ReduceSum", OP_OK, NULL);
+    assert_int_equal(op_context_set_attr_int(ctx, "an_attribute_no_op_has", 1), OP_OK);
+    expect_run(ctx, "ReduceSum", OP_ERR_NOT_FOUND, "an_attribute_no_op_has");
     /* an op unregistered after a call found it, then registered again with another kernel */
     op_context_clear(ctx);
     assert_int_equal(op_context_set_input(ctx, 0, &c.x.t), OP_OK);
