@@ -1,0 +1,351 @@
+/* opnn_families: times every CUDA kernel family that can serve one reduction, the planner's
+ * choice first, so that a family choice or a launch parameter can be checked against the others
+ * on the device itself. A developer's tool: it links the internal library and forces plans that
+ * op_run would not make.
+ *
+ *   opnn_families --shape 16,16777216 --axes 0 [--dtype f32] [--strides S] [--offset E]
+ *                 [--op sum|mean|max|min|prod] [--family NAME|planner|all]
+ *                 [--sub N] [--vec N] [--ranges N] [--reps N]
+ *
+ * Inputs of less than 1 MB are timed as a host loop of 10000 calls (the graph replays op_run
+ * gets); larger ones as the best and the median of --reps event-timed calls. GB/s counts input
+ * and output bytes, as `opnn bench` does. Exit status 77 when there is no CUDA device. */
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/launch.h"
+#include "core/plan.h"
+#include "kernel/reduce_kernels.h"
+
+#define FAM_MAX_DIMS 8
+#define FAM_SMALL_BYTES ((int64_t)1 << 20)
+#define FAM_HOST_LOOP 10000
+
+typedef struct fam_args {
+    int ndim, naxes, nstrides;
+    int64_t shape[FAM_MAX_DIMS], axes[FAM_MAX_DIMS], strides[FAM_MAX_DIMS];
+    int64_t offset; /* elements */
+    DLDataType dtype;
+    opnn_reduce_kind kind;
+    const char *family; /* NULL or "all": every family; "planner": the planner's only */
+    int sub, vec, ranges, reps;
+} fam_args;
+
+static const char usage[] =
+    "usage: opnn_families --shape D0,D1,.. [--axes A0,..] [--dtype f32|f16|bf16|f64|i32|i64]\n"
+    "                     [--strides S0,S1,..] [--offset ELEMENTS] [--op sum|mean|max|min|prod]\n"
+    "                     [--family NAME|planner|all] [--sub N] [--vec N] [--ranges N] [--reps N]\n"
+    "Times the planner's CUDA family and every other family that serves the reduction (or the\n"
+    "one named); --sub, --vec and --ranges override those launch fields of every plan timed,\n"
+    "unchecked: a value its kernel does not support may compute garbage or fault.\n";
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* "a,b,c" into at most FAM_MAX_DIMS integers; -1 on a malformed list. */
+static int parse_list(const char *s, int64_t *v, bool allow_empty)
+{
+    int n = 0;
+    if (!*s)
+        return allow_empty ? 0 : -1;
+    while (*s) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(s, &end, 10);
+        if (end == s || errno || n == FAM_MAX_DIMS || (*end && *end != ','))
+            return -1;
+        v[n++] = (int64_t)x;
+        s = *end ? end + 1 : end;
+    }
+    return n;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end || x < lo || x > hi)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static int parse_dtype(const char *s, DLDataType *t)
+{
+    static const struct {
+        const char *name;
+        DLDataType t;
+    } names[] = {{"f32", {kDLFloat, 32, 1}},   {"f16", {kDLFloat, 16, 1}},
+                 {"bf16", {kDLBfloat, 16, 1}}, {"f64", {kDLFloat, 64, 1}},
+                 {"i32", {kDLInt, 32, 1}},     {"i64", {kDLInt, 64, 1}}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(s, names[i].name)) {
+            *t = names[i].t;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_kind(const char *s, opnn_reduce_kind *k)
+{
+    static const char *const names[] = {"sum", "mean", "max", "min", "prod"};
+    static const opnn_reduce_kind kinds[] = {OPNN_REDUCE_SUM, OPNN_REDUCE_MEAN, OPNN_REDUCE_MAX,
+                                             OPNN_REDUCE_MIN, OPNN_REDUCE_PROD};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(s, names[i])) {
+            *k = kinds[i];
+            return 0;
+        }
+    return -1;
+}
+
+/* Fills a from argv; prints what is wrong and returns -1 on bad arguments. */
+static int parse_args(int argc, char **argv, fam_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->dtype = (DLDataType){kDLFloat, 32, 1};
+    a->kind = OPNN_REDUCE_SUM;
+    a->naxes = -1; /* every axis */
+    a->reps = 20;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            fputs(usage, stdout);
+            exit(0);
+        }
+        if (!v) {
+            fprintf(stderr, "opnn_families: %s needs a value\n", o);
+            return -1;
+        }
+        if (!strcmp(o, "--shape"))
+            bad = (a->ndim = parse_list(v, a->shape, false)) < 0;
+        else if (!strcmp(o, "--axes"))
+            bad = (a->naxes = parse_list(v, a->axes, true)) < 0;
+        else if (!strcmp(o, "--strides"))
+            bad = (a->nstrides = parse_list(v, a->strides, false)) < 0;
+        else if (!strcmp(o, "--offset")) {
+            int off;
+            bad = parse_int(v, 0, 1 << 20, &off);
+            a->offset = off;
+        } else if (!strcmp(o, "--dtype"))
+            bad = parse_dtype(v, &a->dtype);
+        else if (!strcmp(o, "--op"))
+            bad = parse_kind(v, &a->kind);
+        else if (!strcmp(o, "--family"))
+            a->family = v;
+        else if (!strcmp(o, "--sub"))
+            bad = parse_int(v, 1, 1024, &a->sub);
+        else if (!strcmp(o, "--vec"))
+            bad = parse_int(v, 1, 16, &a->vec);
+        else if (!strcmp(o, "--ranges"))
+            bad = parse_int(v, 1, 64, &a->ranges);
+        else if (!strcmp(o, "--reps"))
+            bad = parse_int(v, 1, 10000, &a->reps);
+        else {
+            fprintf(stderr, "opnn_families: unknown option %s\n%s", o, usage);
+            return -1;
+        }
+        if (bad) {
+            fprintf(stderr, "opnn_families: bad value '%s' for %s\n", v, o);
+            return -1;
+        }
+        i++;
+    }
+    if (a->ndim <= 0) {
+        fprintf(stderr, "opnn_families: --shape is required\n%s", usage);
+        return -1;
+    }
+    if (a->nstrides && a->nstrides != a->ndim) {
+        fprintf(stderr, "opnn_families: --strides has %d values for %d dims\n", a->nstrides,
+                a->ndim);
+        return -1;
+    }
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] < 0 || (a->nstrides && a->strides[d] < 0)) {
+            fprintf(stderr, "opnn_families: dim %d: negative size or stride\n", d);
+            return -1;
+        }
+    if (a->naxes < 0) {
+        a->naxes = a->ndim;
+        for (int d = 0; d < a->ndim; d++)
+            a->axes[d] = d;
+    }
+    return 0;
+}
+
+/* Elements the view spans from its first element (0 for an empty tensor). */
+static int64_t span_of(const fam_args *a, const int64_t *strides)
+{
+    int64_t last = 0;
+    for (int d = 0; d < a->ndim; d++) {
+        if (a->shape[d] == 0)
+            return 0;
+        last += (a->shape[d] - 1) * strides[d];
+    }
+    return last + 1;
+}
+
+typedef struct fam_buffers {
+    void *in, *out;
+    cudaStream_t stream;
+    cudaEvent_t e0, e1;
+} fam_buffers;
+
+/* Runs plan and reports its time, or why it could not run. */
+static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam_buffers *b,
+                      const char *label, int64_t in_bytes, int64_t out_bytes)
+{
+    const opnn_launch *l = &plan->launch;
+    char msg[512] = "";
+    opnn_cuda_state *cs = NULL;
+    op_status st = OP_OK;
+    const void *in = (const char *)b->in + a->offset * (a->dtype.bits / 8);
+
+    printf("%-8s %-18s grid %6" PRId64 " block %3d sub %3d vec %2d ranges %d split %5" PRId64
+           " units %8" PRId64 ": ",
+           label, opnn__cuda_family_name(l->family), l->grid_x, l->block, l->sub, l->vec, l->ranges,
+           l->split, l->units);
+    for (int k = 0; k < 3 && st == OP_OK; k++)
+        st = opnn_cuda_reduce(plan, a->kind, in, b->out, b->stream, &cs, msg, sizeof msg);
+    if (st == OP_OK && cudaStreamSynchronize(b->stream) != cudaSuccess) {
+        snprintf(msg, sizeof msg, "%s", cudaGetErrorString(cudaGetLastError()));
+        st = OP_ERR_DEVICE;
+    }
+    if (st != OP_OK) {
+        printf("refused: %s\n", msg);
+        opnn_cuda_state_destroy(cs);
+        return;
+    }
+    if (in_bytes < FAM_SMALL_BYTES) {
+        double t0 = now_s();
+        for (int k = 0; k < FAM_HOST_LOOP; k++)
+            opnn_cuda_reduce(plan, a->kind, in, b->out, b->stream, &cs, msg, sizeof msg);
+        cudaStreamSynchronize(b->stream);
+        printf("%8.2f us a call (host loop)\n", (now_s() - t0) / FAM_HOST_LOOP * 1e6);
+    } else {
+        float *ms = malloc((size_t)a->reps * sizeof *ms);
+        if (!ms) {
+            printf("out of host memory\n");
+            opnn_cuda_state_destroy(cs);
+            return;
+        }
+        for (int k = 0; k < a->reps; k++) {
+            cudaEventRecord(b->e0, b->stream);
+            opnn_cuda_reduce(plan, a->kind, in, b->out, b->stream, &cs, msg, sizeof msg);
+            cudaEventRecord(b->e1, b->stream);
+            cudaEventSynchronize(b->e1);
+            cudaEventElapsedTime(&ms[k], b->e0, b->e1);
+        }
+        for (int i = 1; i < a->reps; i++) /* insertion sort: reps is small */
+            for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+                float t = ms[j];
+                ms[j] = ms[j - 1];
+                ms[j - 1] = t;
+            }
+        const double best = ms[0] * 1e3, median = ms[a->reps / 2] * 1e3;
+        printf("best %9.1f us %6.0f GB/s, median %9.1f us\n", best,
+               (double)(in_bytes + out_bytes) / best * 1e-3, median);
+        free(ms);
+    }
+    if (cudaGetLastError() != cudaSuccess)
+        printf("         (a CUDA error was raised during the timing)\n");
+    opnn_cuda_state_destroy(cs);
+}
+
+int main(int argc, char **argv)
+{
+    fam_args a;
+    if (parse_args(argc, argv, &a) != 0)
+        return 2;
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        (void)cudaGetLastError();
+        printf("opnn_families: no CUDA device\n");
+        return 77;
+    }
+    opnn_device_props props;
+    char msg[512];
+    if (opnn_cuda_device_props(&props, msg, sizeof msg) != OP_OK) {
+        fprintf(stderr, "opnn_families: %s\n", msg);
+        return 1;
+    }
+
+    int64_t strides[FAM_MAX_DIMS], c = 1;
+    for (int d = a.ndim - 1; d >= 0; d--) {
+        strides[d] = a.nstrides ? a.strides[d] : c;
+        c *= a.shape[d];
+    }
+    const opnn_reduce_request req = {.op = "opnn_families",
+                                     .ndim = a.ndim,
+                                     .shape = a.shape,
+                                     .strides = strides,
+                                     .axes = a.axes,
+                                     .num_axes = (size_t)a.naxes,
+                                     .noop_with_empty_axes = false,
+                                     .dtype = a.dtype};
+    opnn_reduce_plan base;
+    if (opnn__reduce_plan_init(&base, &req, msg, sizeof msg) != OP_OK) {
+        fprintf(stderr, "opnn_families: %s\n", msg);
+        return 1;
+    }
+    const int64_t es = a.dtype.bits / 8;
+    const int64_t in_bytes = base.red_numel * base.out_numel * es, out_bytes = base.out_numel * es;
+    const size_t alloc = (size_t)((span_of(&a, strides) + a.offset) * es) + 64;
+    fam_buffers b = {NULL, NULL, NULL, NULL, NULL};
+    if (cudaMalloc(&b.in, alloc) != cudaSuccess ||
+        cudaMalloc(&b.out, (size_t)(out_bytes + 64)) != cudaSuccess ||
+        cudaMemset(b.in, 0, alloc) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreate(&b.e0) != cudaSuccess || cudaEventCreate(&b.e1) != cudaSuccess) {
+        fprintf(stderr, "opnn_families: %s (%zu bytes of input)\n",
+                cudaGetErrorString(cudaGetLastError()), alloc);
+        return 1;
+    }
+    printf("cuda:%d (%d SMs, cc %d.%d), class %s, %" PRId64 " outputs of %" PRId64
+           " elements, %" PRId64 " bytes in + out\n",
+           props.device_id, props.sm_count, props.cc_major, props.cc_minor,
+           opnn__reduce_class_name(base.cls), base.out_numel, base.red_numel, in_bytes + out_bytes);
+
+    /* the planner's plan unless another family is asked for, then each family asked for */
+    const bool all = !a.family || !strcmp(a.family, "all");
+    const bool planner_only = a.family && !strcmp(a.family, "planner");
+    int timed = 0;
+    for (int family = -1; family < OPNN_FAMILY_COUNT_; family++) {
+        opnn_reduce_plan plan = base;
+        if (family < 0) {
+            opnn__reduce_plan_launch(&plan, &props);
+            if (!all && !planner_only &&
+                strcmp(a.family, opnn__cuda_family_name(plan.launch.family)) != 0)
+                continue;
+        } else {
+            if (planner_only || (!all && strcmp(a.family, opnn__cuda_family_name(family)) != 0))
+                continue;
+            if (family <= OPNN_FAMILY_NONE || !opnn__reduce_launch_family(&plan, &props, family))
+                continue;
+        }
+        if (a.sub)
+            plan.launch.sub = a.sub;
+        if (a.vec)
+            plan.launch.vec = a.vec;
+        if (a.ranges)
+            plan.launch.ranges = a.ranges;
+        time_plan(&a, &plan, &b, family < 0 ? "planner" : "forced", in_bytes, out_bytes);
+        timed++;
+    }
+    if (!timed)
+        printf("no family named '%s' serves this reduction\n", a.family);
+    cudaFree(b.in);
+    cudaFree(b.out);
+    return timed ? 0 : 1;
+}
