@@ -59,19 +59,21 @@ struct op_context {
     /* Bumped whenever an attribute is set or the attributes are cleared. */
     uint64_t attr_gen;
     /* What the previous calls worked out, reused while nothing it depends on changed (a small
-     * op_run is a few microseconds, and looking these up again was a tenth of it):
-     * - the op a name found, while the registry epoch stays (ops leave only with a new epoch);
-     * - that the attributes passed an op's schema, while they and the epoch stay;
-     * - op_reduce_mask's mask and keepdims for an op and an input rank, likewise. */
+     * op_run is a few microseconds, and looking these up again was a tenth of it). All of it is
+     * dropped when the registry epoch moves (ops leave only with a new epoch); within one:
+     * - the op a name found;
+     * - that the attributes (of generation attrs_gen) passed attrs_op's schema;
+     * - op_reduce_mask's mask and keepdims for reduce_op, an input rank and attributes. */
     struct {
         uint64_t epoch;
         const void *op;
         const void *attrs_op;
-        uint64_t attrs_gen, attrs_epoch;
-        uint64_t reduce_uid, reduce_gen, reduce_epoch;
+        uint64_t attrs_gen;
+        const void *reduce_op;
+        uint64_t reduce_gen;
         int32_t reduce_ndim;
         uint32_t reduce_mask;
-        bool reduce_keepdims, reduce_valid;
+        bool reduce_keepdims;
     } memo;
 };
 

@@ -10,14 +10,13 @@
 #include "register/registry_impl.h"
 
 /* op_reduce_mask, and keepdims, from the context's memo when the op, its input rank and the
- * attributes are those of a previous call that passed. */
+ * attributes are those of a previous call that passed (opnn__lookup drops the memo when the
+ * registry epoch moves). */
 static op_status opnn__reduce_attrs(op_kernel_ctx *kc, uint32_t *mask, bool *keepdims)
 {
     op_context *ctx = op_kernel_context(kc);
     const DLTensor *x = op_kernel_input(kc, 0);
-    const uint64_t epoch = opnn__registry_epoch();
-    if (ctx->memo.reduce_valid && ctx->memo.reduce_uid == kc->op->uid &&
-        ctx->memo.reduce_gen == ctx->attr_gen && ctx->memo.reduce_epoch == epoch &&
+    if (ctx->memo.reduce_op == kc->op && ctx->memo.reduce_gen == ctx->attr_gen &&
         ctx->memo.reduce_ndim == x->ndim) {
         *mask = ctx->memo.reduce_mask;
         *keepdims = ctx->memo.reduce_keepdims;
@@ -39,19 +38,17 @@ static op_status opnn__reduce_attrs(op_kernel_ctx *kc, uint32_t *mask, bool *kee
     if (st != OP_OK)
         return st;
     *keepdims = kd != 0;
-    ctx->memo.reduce_uid = kc->op->uid;
+    ctx->memo.reduce_op = kc->op;
     ctx->memo.reduce_gen = ctx->attr_gen;
-    ctx->memo.reduce_epoch = epoch;
     ctx->memo.reduce_ndim = x->ndim;
     ctx->memo.reduce_mask = *mask;
     ctx->memo.reduce_keepdims = *keepdims;
-    ctx->memo.reduce_valid = true;
     return OP_OK;
 }
 
 op_status op_reduce_mask(op_kernel_ctx *kc, uint32_t *mask)
 {
-    bool keepdims;
+    bool keepdims = false;
     return opnn__reduce_attrs(kc, mask, &keepdims);
 }
 
@@ -73,7 +70,7 @@ op_status op_reduce_infer(op_kernel_ctx *kc, int index, int32_t *ndim, int64_t *
     (void)index;
     const DLTensor *x = op_kernel_input(kc, 0);
     uint32_t mask;
-    bool keepdims;
+    bool keepdims = false;
     op_status st = opnn__reduce_attrs(kc, &mask, &keepdims);
     if (st != OP_OK)
         return st;

@@ -33,9 +33,7 @@ static const op_attr_def *opnn__attr_def(const opnn_op *op, const char *name)
 
 static op_status opnn__check_attrs(const opnn_op *op, op_context *ctx)
 {
-    const uint64_t epoch = opnn__registry_epoch();
-    if (ctx->memo.attrs_op == op && ctx->memo.attrs_gen == ctx->attr_gen &&
-        ctx->memo.attrs_epoch == epoch)
+    if (ctx->memo.attrs_op == op && ctx->memo.attrs_gen == ctx->attr_gen)
         return OP_OK;
     for (size_t i = 0; i < ctx->num_attrs; i++) {
         const opnn_attr *a = &ctx->attrs[i];
@@ -50,7 +48,6 @@ static op_status opnn__check_attrs(const opnn_op *op, op_context *ctx)
     }
     ctx->memo.attrs_op = op;
     ctx->memo.attrs_gen = ctx->attr_gen;
-    ctx->memo.attrs_epoch = epoch;
     return OP_OK;
 }
 
@@ -118,15 +115,19 @@ static op_status opnn__lookup(const char *name, op_context *ctx, opnn_op **out)
 {
     if (!name)
         return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT, "op_run: op name is NULL");
-    /* the previous call's op, if the name is its name and no op has left since */
+    /* every call starts here: an op that left may be in the memo, so a new epoch drops it */
     const uint64_t epoch = opnn__registry_epoch();
+    if (ctx->memo.epoch != epoch) {
+        memset(&ctx->memo, 0, sizeof(ctx->memo));
+        ctx->memo.epoch = epoch;
+    }
+    /* the previous call's op, if the name is its name */
     opnn_op *op = (opnn_op *)ctx->memo.op;
-    if (!op || ctx->memo.epoch != epoch || strcmp(op->name, name) != 0)
+    if (!op || strcmp(op->name, name) != 0)
         op = opnn__op_find(name);
     if (!op)
         return opnn__ctx_fail(ctx, OP_ERR_NOT_FOUND, "op_run: no op named '%s'", name);
     ctx->memo.op = op;
-    ctx->memo.epoch = epoch;
     *out = op;
     return OP_OK;
 }

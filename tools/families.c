@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "tool.h"
+
 #include "core/launch.h"
 #include "core/plan.h"
 #include "kernel/reduce_kernels.h"
@@ -52,24 +54,6 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* "a,b,c" into at most FAM_MAX_DIMS integers; -1 on a malformed list. */
-static int parse_list(const char *s, int64_t *v, bool allow_empty)
-{
-    int n = 0;
-    if (!*s)
-        return allow_empty ? 0 : -1;
-    while (*s) {
-        char *end;
-        errno = 0;
-        long long x = strtoll(s, &end, 10);
-        if (end == s || errno || n == FAM_MAX_DIMS || (*end && *end != ','))
-            return -1;
-        v[n++] = (int64_t)x;
-        s = *end ? end + 1 : end;
-    }
-    return n;
-}
-
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
     char *end;
@@ -78,22 +62,6 @@ static int parse_int(const char *s, int lo, int hi, int *out)
         return -1;
     *out = (int)x;
     return 0;
-}
-
-static int parse_dtype(const char *s, DLDataType *t)
-{
-    static const struct {
-        const char *name;
-        DLDataType t;
-    } names[] = {{"f32", {kDLFloat, 32, 1}},   {"f16", {kDLFloat, 16, 1}},
-                 {"bf16", {kDLBfloat, 16, 1}}, {"f64", {kDLFloat, 64, 1}},
-                 {"i32", {kDLInt, 32, 1}},     {"i64", {kDLInt, 64, 1}}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(s, names[i].name)) {
-            *t = names[i].t;
-            return 0;
-        }
-    return -1;
 }
 
 static int parse_kind(const char *s, opnn_reduce_kind *k)
@@ -128,18 +96,22 @@ static int parse_args(int argc, char **argv, fam_args *a)
             fprintf(stderr, "opnn_families: %s needs a value\n", o);
             return -1;
         }
-        if (!strcmp(o, "--shape"))
-            bad = (a->ndim = parse_list(v, a->shape, false)) < 0;
-        else if (!strcmp(o, "--axes"))
-            bad = (a->naxes = parse_list(v, a->axes, true)) < 0;
-        else if (!strcmp(o, "--strides"))
-            bad = (a->nstrides = parse_list(v, a->strides, false)) < 0;
-        else if (!strcmp(o, "--offset")) {
+        size_t n = 0;
+        if (!strcmp(o, "--shape")) {
+            bad = !tool_parse_ints(v, a->shape, FAM_MAX_DIMS, &n) || n == 0;
+            a->ndim = (int)n;
+        } else if (!strcmp(o, "--axes")) {
+            bad = !tool_parse_ints(v, a->axes, FAM_MAX_DIMS, &n);
+            a->naxes = (int)n;
+        } else if (!strcmp(o, "--strides")) {
+            bad = !tool_parse_ints(v, a->strides, FAM_MAX_DIMS, &n) || n == 0;
+            a->nstrides = (int)n;
+        } else if (!strcmp(o, "--offset")) {
             int off;
             bad = parse_int(v, 0, 1 << 20, &off);
             a->offset = off;
         } else if (!strcmp(o, "--dtype"))
-            bad = parse_dtype(v, &a->dtype);
+            bad = !tool_dtype_parse(v, &a->dtype);
         else if (!strcmp(o, "--op"))
             bad = parse_kind(v, &a->kind);
         else if (!strcmp(o, "--family"))
