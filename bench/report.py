@@ -3,7 +3,8 @@
 
 usage: bench/report.py BENCH.json [--targets]
 Prints one table: case, op, dtype, shape, axes, time, GB/s, fraction of the in-run read
-ceiling, and (with --targets) the issue's target and whether it is met. Small cases show
+ceiling, the fraction of the read kernel over the case's own input bytes (where the run measured
+it), and (with --targets) the issue's target and whether it is met. Small cases show
 microseconds per call (event-timed and host loop)."""
 import json
 import sys
@@ -29,8 +30,12 @@ def main():
           + (f"; launch floor {d['graph_launch_us']:.2f} us a call (a graph of one empty kernel,"
              " host loop)" if d.get("graph_launch_us") else "")
           + f"; median of {d['iters']} runs.\n")
+    at_size = any(r.get("size_read_gbps", 0) > 0 for r in d["results"])
     head = "| case | op | dtype | shape | axes | time | GB/s | of ceiling |"
     rule = "|---|---|---|---|---|---:|---:|---:|"
+    if at_size:
+        head += " of read at size |"
+        rule += "---:|"
     if show_targets:
         head += " target | met |"
         rule += "---:|:-:|"
@@ -41,18 +46,24 @@ def main():
         axes = r["axes"] if r["axes"] == "all" else "[" + r["axes"] + "]"
         if r["status"] != 0:
             print(f"| {r['case']} | {r['op']} | {r['dtype']} | {shape} | {axes} | failed "
-                  f"(status {r['status']}) | | |" + (" | |" if show_targets else ""))
+                  f"(status {r['status']}) | | |" + (" |" if at_size else "")
+                  + (" | |" if show_targets else ""))
             continue
         if r.get("host_loop_us", 0) > 0:
             line = (f"| {r['case']} | {r['op']} | {r['dtype']} | {shape} | {axes} | "
                     f"{r['time_us']:.2f} us/call (events), {r['host_loop_us']:.2f} us/call "
-                    f"(host loop) | | |")
+                    f"(host loop) | | |" + (" |" if at_size else ""))
             if show_targets:
                 ok = r["host_loop_us"] <= SMALL_US
                 line += f" <= {SMALL_US:.0f} us | {'yes' if ok else '**no**'} |"
         else:
             line = (f"| {r['case']} | {r['op']} | {r['dtype']} | {shape} | {axes} | "
                     f"{r['time_us']:.1f} us | {r['gbps']:.0f} | {r['fraction']:.3f} |")
+            if at_size:
+                sz = r.get("size_read_gbps", 0)
+                line += f" {r['gbps'] / sz:.3f} |" if sz > 0 else " |"
+            if r.get("host_bound"):
+                line = line.replace(" us |", " us (host-bound) |", 1)
             if show_targets:
                 t = target(r)
                 ok = r["fraction"] >= t

@@ -1,12 +1,16 @@
 /* `opnn bench`: the benchmark suite of DESIGN.md, through the public API only (op_context_*,
  * op_run), so it measures what users get.
  *
- * CUDA: each case is timed with CUDA events around back-to-back op_run calls (the host prepares
- * call i + 1 while the GPU runs call i), the median of >= 20 after a warm-up; inputs smaller than
+ * CUDA: each case is timed with CUDA events around back-to-back op_run calls, the median of >= 20
+ * after a warm-up; the calls and events are enqueued behind a kernel that holds the stream until
+ * all are in (bench_cuda_hold), so the GPU runs them back to back and a call's time is the GPU's,
+ * not the host's submission rate (which the small cases' host loop shows). Inputs smaller than
  * 4x the L2 are rotated among several buffers. Bytes are input + output. The read ceiling is a
  * read-only streaming kernel (tools/bench_cuda.cu) over 1 GiB, measured in the same run (the
- * best of two grid sizes), and a device-to-device copy is reported beside it. Small cases
- * print microseconds per call, event-timed and as a host loop of 10000 op_run calls.
+ * best of its variants and grid sizes), and a device-to-device copy is reported beside it; each
+ * case is also measured against the same kernel reading its own input bytes from the same
+ * buffers ("of read at size": what memory allows for an input that size, launch included). Small
+ * cases print microseconds per call, event-timed and as a host loop of 10000 op_run calls.
  * CPU: wall-clock timing around each op_run, the median of >= 10 after a warm-up; inputs under
  * 2x the last-level cache are rotated. The ceiling is a streaming read with all OpenMP threads
  * (cpu_ceiling), measured in the same run; the machine is described from /proc/cpuinfo. */
@@ -48,12 +52,14 @@ typedef struct bench_case {
 
 typedef struct bench_result {
     const char *op;
-    double time_us;  /* median per call, event-timed (CUDA) or wall-clock (CPU) */
-    double gbps;     /* (input + output bytes) / time */
-    double fraction; /* of the read ceiling */
-    double host_us;  /* small cases: host loop, per call */
-    int host_calls;  /* calls in that loop */
-    int status;      /* op_status of the first failure, 0 if none */
+    double time_us;   /* median per call, event-timed (CUDA) or wall-clock (CPU) */
+    double gbps;      /* (input + output bytes) / time */
+    double fraction;  /* of the read ceiling */
+    double size_gbps; /* the read kernel over the input's bytes (CUDA; 0 if not measured) */
+    bool host_bound;  /* the hold timed out: some calls waited for the host (CUDA) */
+    double host_us;   /* small cases: host loop, per call */
+    int host_calls;   /* calls in that loop */
+    int status;       /* op_status of the first failure, 0 if none */
     char msg[256];
 } bench_result;
 
@@ -200,7 +206,11 @@ typedef struct cuda_env {
     cudaStream_t stream;
     double read_gbps; /* the ceiling */
     double copy_gbps;
+    int *hold; /* bench_cuda_hold's flags: mapped pinned host memory */
 } cuda_env;
+
+/* The longest a timed loop may take to enqueue before its hold lets the GPU start anyway. */
+#define BENCH_HOLD_MS 500.0
 
 #define CU(call, label)                                                                            \
     do {                                                                                           \
@@ -234,12 +244,16 @@ static int cuda_ceiling(cuda_env *env)
             int blocks = env->sm_count * per_sm;
             for (int w = 0; w < 3; w++)
                 bench_cuda_read(buf, bytes, blocks, variant, sink, env->stream);
-            CU(cudaEventRecord(ev[0], env->stream), out);
-            for (int i = 0; i < 30; i++) {
-                if (bench_cuda_read(buf, bytes, blocks, variant, sink, env->stream) != 0)
-                    goto out;
-                CU(cudaEventRecord(ev[i + 1], env->stream), out);
+            cudaError_t e = (cudaError_t)bench_cuda_hold(env->stream, env->hold, BENCH_HOLD_MS);
+            if (e == cudaSuccess)
+                e = cudaEventRecord(ev[0], env->stream);
+            for (int i = 0; i < 30 && e == cudaSuccess; i++) {
+                e = (cudaError_t)bench_cuda_read(buf, bytes, blocks, variant, sink, env->stream);
+                if (e == cudaSuccess)
+                    e = cudaEventRecord(ev[i + 1], env->stream);
             }
+            bench_cuda_release(env->hold);
+            CU(e, out);
             CU(cudaEventSynchronize(ev[30]), out);
             for (int i = 0; i < 30; i++) {
                 float ms;
@@ -286,8 +300,9 @@ out:
 
 /* A case's input buffers, allocated and filled once for all of its ops: inputs under 4x the L2
  * rotate among buffers so that each call reads from memory. */
+#define BENCH_MAX_BUFS 64
 typedef struct cuda_inputs {
-    void *in[16];
+    void *in[BENCH_MAX_BUFS];
     int nbuf;
 } cuda_inputs;
 
@@ -307,8 +322,8 @@ static int cuda_inputs_alloc(const cuda_env *env, const bench_case *c, cuda_inpu
     memset(inp, 0, sizeof *inp);
     if (!c->small && in_bytes < 4 * env->l2_bytes) {
         nbuf = (int)((4 * env->l2_bytes + in_bytes - 1) / in_bytes);
-        if (nbuf > 16)
-            nbuf = 16;
+        if (nbuf > BENCH_MAX_BUFS)
+            nbuf = BENCH_MAX_BUFS;
     }
     for (int i = 0; i < nbuf; i++) {
         if (cudaMalloc(&inp->in[i], in_bytes ? in_bytes : 16) != cudaSuccess) {
@@ -324,6 +339,66 @@ static int cuda_inputs_alloc(const cuda_env *env, const bench_case *c, cuda_inpu
         }
     }
     return 0;
+}
+
+/* The read kernel over `bytes` (rounded down to 16) of a case's input buffers, rotated as the
+ * case rotates them and timed as the cases are (held, back to back, the median of iters): the
+ * best of its variants at 1, 2, 4 and 8 blocks per SM (fewer where the input has fewer vectors
+ * than 256 a block). What memory allows for an input of that size, launch included; 0 if it
+ * could not be measured. */
+static double cuda_read_at(const cuda_env *env, const cuda_inputs *inp, size_t bytes, int iters)
+{
+    const int64_t n16 = (int64_t)(bytes / 16);
+    cudaEvent_t *ev = calloc((size_t)iters + 1, sizeof *ev);
+    double *t = calloc((size_t)iters, sizeof *t);
+    void *sink = NULL;
+    double best = 0;
+    int nev = 0;
+
+    if (n16 == 0 || inp->nbuf < 1 || !ev || !t)
+        goto out;
+    CU(cudaMalloc(&sink, (size_t)env->sm_count * 8 * sizeof(unsigned)), out);
+    for (nev = 0; nev <= iters; nev++)
+        CU(cudaEventCreate(&ev[nev]), out);
+    for (int variant = 0; variant < BENCH_CUDA_READ_VARIANTS; variant++) {
+        for (int per_sm = 1; per_sm <= 8; per_sm *= 2) {
+            int64_t blocks = (int64_t)env->sm_count * per_sm;
+            if (blocks > (n16 + 255) / 256)
+                blocks = (n16 + 255) / 256;
+            if (per_sm > 1 && blocks < (int64_t)env->sm_count * per_sm / 2)
+                break; /* the same grid as the smaller per_sm */
+            for (int w = 0; w < 3; w++)
+                bench_cuda_read(inp->in[w % inp->nbuf], bytes, (int)blocks, variant, sink,
+                                env->stream);
+            cudaError_t e = (cudaError_t)bench_cuda_hold(env->stream, env->hold, BENCH_HOLD_MS);
+            if (e == cudaSuccess)
+                e = cudaEventRecord(ev[0], env->stream);
+            for (int i = 0; i < iters && e == cudaSuccess; i++) {
+                e = (cudaError_t)bench_cuda_read(inp->in[i % inp->nbuf], bytes, (int)blocks,
+                                                 variant, sink, env->stream);
+                if (e == cudaSuccess)
+                    e = cudaEventRecord(ev[i + 1], env->stream);
+            }
+            bench_cuda_release(env->hold);
+            CU(e, out);
+            CU(cudaEventSynchronize(ev[iters]), out);
+            for (int i = 0; i < iters; i++) {
+                float ms;
+                CU(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), out);
+                t[i] = ms * 1e-3;
+            }
+            const double gbps = (double)(n16 * 16) / median(t, iters) * 1e-9;
+            if (gbps > best)
+                best = gbps;
+        }
+    }
+out:
+    for (int i = 0; i < nev; i++)
+        cudaEventDestroy(ev[i]);
+    cudaFree(sink);
+    free(ev);
+    free(t);
+    return best;
 }
 
 static void cuda_case(const cuda_env *env, const bench_case *c, const cuda_inputs *inp,
@@ -393,14 +468,21 @@ static void cuda_case(const cuda_env *env, const bench_case *c, const cuda_input
         }
         CU(cudaStreamSynchronize(env->stream), out);
     }
-    CU(cudaEventRecord(ev[0], env->stream), out);
-    for (int i = 0; i < iters && st == OP_OK; i++) {
-        x.data = in[i % nbuf];
-        if (nbuf > 1)
-            st = op_context_set_input(ctx, 0, &x);
-        if (st == OP_OK)
-            st = op_run(op, ctx);
-        CU(cudaEventRecord(ev[i + 1], env->stream), out);
+    {
+        /* everything enqueued behind the hold, then released: back to back on the GPU */
+        cudaError_t e = (cudaError_t)bench_cuda_hold(env->stream, env->hold, BENCH_HOLD_MS);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(ev[0], env->stream);
+        for (int i = 0; i < iters && st == OP_OK && e == cudaSuccess; i++) {
+            x.data = in[i % nbuf];
+            if (nbuf > 1)
+                st = op_context_set_input(ctx, 0, &x);
+            if (st == OP_OK)
+                st = op_run(op, ctx);
+            e = cudaEventRecord(ev[i + 1], env->stream);
+        }
+        bench_cuda_release(env->hold);
+        CU(e, out);
     }
     if (st != OP_OK) {
         r->status = st;
@@ -408,6 +490,7 @@ static void cuda_case(const cuda_env *env, const bench_case *c, const cuda_input
         goto out;
     }
     CU(cudaEventSynchronize(ev[iters]), out);
+    r->host_bound = *(volatile int *)&env->hold[1] != 0;
     for (int i = 0; i < iters; i++) {
         float ms;
         CU(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), out);
@@ -770,6 +853,10 @@ static void print_result(const bench_case *c, const bench_result *r, FILE *json,
         printf("%-12s %-11s %-5s %10.2f us/call (%s) %8.2f us/call (host loop of %d)\n", c->name,
                r->op, dt, r->time_us, strcmp(device, "cuda") ? "timed" : "events", r->host_us,
                r->host_calls);
+    } else if (r->size_gbps > 0) {
+        printf("%-12s %-11s %-5s %10.1f us %8.0f GB/s %6.3f of ceiling %6.3f of read at size%s\n",
+               c->name, r->op, dt, r->time_us, r->gbps, r->fraction, r->gbps / r->size_gbps,
+               r->host_bound ? " (host-bound: the hold timed out)" : "");
     } else {
         printf("%-12s %-11s %-5s %10.1f us %8.0f GB/s %6.3f of ceiling\n", c->name, r->op, dt,
                r->time_us, r->gbps, r->fraction);
@@ -778,9 +865,11 @@ static void print_result(const bench_case *c, const bench_result *r, FILE *json,
         fprintf(json,
                 "%s\n    {\"case\": \"%s\", \"op\": \"%s\", \"device\": \"%s\", \"shape\": [%s], "
                 "\"axes\": \"%s\", \"dtype\": \"%s\", \"status\": %d, \"time_us\": %.3f, "
-                "\"gbps\": %.1f, \"fraction\": %.4f, \"host_loop_us\": %.3f}",
+                "\"gbps\": %.1f, \"fraction\": %.4f, \"host_loop_us\": %.3f, "
+                "\"size_read_gbps\": %.1f, \"host_bound\": %s}",
                 *first_json ? "" : ",", c->name, r->op, device, shape, axes, dt, r->status,
-                r->time_us, r->gbps, r->fraction, r->host_us);
+                r->time_us, r->gbps, r->fraction, r->host_us, r->size_gbps,
+                r->host_bound ? "true" : "false");
         *first_json = false;
     }
 }
@@ -925,7 +1014,9 @@ int opnn_tool_bench(int argc, char **argv)
         int l2 = 0;
         if (!tool_cuda_available(NULL) || cudaGetDevice(&env.dev) != cudaSuccess ||
             cudaGetDeviceProperties(&prop, env.dev) != cudaSuccess ||
-            cudaStreamCreateWithFlags(&env.stream, cudaStreamNonBlocking) != cudaSuccess) {
+            cudaStreamCreateWithFlags(&env.stream, cudaStreamNonBlocking) != cudaSuccess ||
+            cudaHostAlloc((void **)&env.hold, 2 * sizeof(int), cudaHostAllocMapped) !=
+                cudaSuccess) {
             fprintf(stderr, "opnn bench: no usable CUDA device\n");
             if (json)
                 fclose(json);
@@ -983,15 +1074,18 @@ int opnn_tool_bench(int argc, char **argv)
         int nops = c->mean_max ? 3 : 1;
 #if defined(OPNN_HAVE_CUDA)
         cuda_inputs inp = {{0}, 0};
-        if (cuda)
-            cuda_inputs_alloc(&env, c, &inp);
+        double size_gbps = 0;
+        if (cuda && cuda_inputs_alloc(&env, c, &inp) == 0 && !c->small)
+            size_gbps =
+                cuda_read_at(&env, &inp, (size_t)case_numel(c) * tool_dtype_size(c->dtype), iters);
 #endif
         for (int o = 0; o < nops; o++) {
             bench_result r;
 #if defined(OPNN_HAVE_CUDA)
-            if (cuda)
+            if (cuda) {
                 cuda_case(&env, c, &inp, ops[o], iters, warmup, &r);
-            else
+                r.size_gbps = size_gbps;
+            } else
 #endif
                 cpu_case(&cenv, c, ops[o], iters, warmup, &r);
             print_result(c, &r, json, &first_json, device);
@@ -1007,8 +1101,10 @@ int opnn_tool_bench(int argc, char **argv)
         fclose(json);
     }
 #if defined(OPNN_HAVE_CUDA)
-    if (cuda)
+    if (cuda) {
         cudaStreamDestroy(env.stream);
+        cudaFreeHost(env.hold);
+    }
 #endif
     return failures ? 1 : 0;
 }

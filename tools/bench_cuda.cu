@@ -110,6 +110,25 @@ template <class T> __global__ void fill_kernel(T *out, int64_t n, uint64_t seed)
         out[i] = make_value<T>(mix(seed + 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)));
 }
 
+/* Holds its stream: one thread polls *release (host memory, mapped) until the host sets it, or
+ * until timeout_ns of the GPU's global timer have passed; *timed_out says which. */
+__global__ void hold_kernel(const volatile int *release, int *timed_out,
+                            unsigned long long timeout_ns)
+{
+    unsigned long long t0, t;
+    int late = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (*release == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > timeout_ns) {
+            late = 1;
+            break;
+        }
+        __nanosleep(500);
+    }
+    *timed_out = late;
+}
+
 /* does nothing (no thread has index 1024 in a block of 32) */
 __global__ void empty_kernel(unsigned *sink)
 {
@@ -158,6 +177,24 @@ int bench_cuda_graph_floor(void *stream, int calls, double *us_per_call)
     if (cs)
         cudaStreamDestroy(cs);
     return (int)e;
+}
+
+int bench_cuda_hold(void *stream, int *flags, double timeout_ms)
+{
+    int *dflags = NULL;
+    cudaError_t e = cudaHostGetDevicePointer((void **)&dflags, flags, 0);
+    if (e != cudaSuccess)
+        return (int)e;
+    __atomic_store_n(&flags[0], 0, __ATOMIC_SEQ_CST);
+    flags[1] = 0;
+    hold_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(dflags, dflags + 1,
+                                                   (unsigned long long)(timeout_ms * 1e6));
+    return (int)cudaGetLastError();
+}
+
+void bench_cuda_release(int *flags)
+{
+    __atomic_store_n(&flags[0], 1, __ATOMIC_SEQ_CST);
 }
 
 int bench_cuda_read(const void *data, size_t bytes, int blocks, int variant, void *sink,

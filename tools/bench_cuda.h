@@ -21,6 +21,14 @@ int bench_cuda_read(const void *data, size_t bytes, int blocks, int variant, voi
  * synchronize; *us_per_call is the loop's time a call. Returns a cudaError_t. */
 int bench_cuda_graph_floor(void *stream, int calls, double *us_per_call);
 
+/* Holds stream so that the calls enqueued after it run back to back however slowly the host
+ * submits them: a one-thread kernel that waits until bench_cuda_release(flags) or timeout_ms.
+ * flags: 2 ints of mapped pinned host memory (cudaHostAlloc with cudaHostAllocMapped); flags[1]
+ * reads 1 after the stream passed the hold if the timeout ended it (the host took too long, or
+ * blocked on the stream). Returns a cudaError_t. */
+int bench_cuda_hold(void *stream, int *flags, double timeout_ms);
+void bench_cuda_release(int *flags);
+
 /* Number of variants of bench_cuda_read. */
 #define BENCH_CUDA_READ_VARIANTS 4
 
