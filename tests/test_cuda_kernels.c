@@ -199,6 +199,10 @@ static const shape_case family_cases[] = {
     {"row_tile_127", 2, S(2001, 127), S(0), false, 1, S(1), 0},
     {"row_tile_5", 2, S(99999, 5), S(0), false, 1, S(1), 0},
     {"row_tile_no_pack", 2, S(3, 7), S(0), false, 1, S(1), 0},
+    /* odd 2-byte rows past 128 elements (packs of 8 rows, 201 vectors: 2 lanes a row); rows of
+     * 12 (tiles of 4 rounds of 32 rows, the last tile short) */
+    {"row_tile_201", 2, S(1001, 201), S(0), false, 1, S(1), 0},
+    {"row_tile_12_rounds", 2, S(4099, 12), S(0), false, 1, S(1), 0},
     /* 68-byte f32 rows from covering vectors, 34-byte f16 rows as word pairs */
     {"row_tile_17", 2, S(5003, 17), S(0), false, 1, S(1), 0},
     /* 2-byte rows of 5 and 7: packs of 5 and 7 vectors through shared memory, a partial warp */

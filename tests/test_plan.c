@@ -1202,8 +1202,9 @@ static void plan_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, si
     plan_dtype_for(p, ndim, shape, naxes, axes, ts_dtype("f32"));
 }
 
-/* What every launch must hold: a grid the hardware takes, 256-thread blocks, and a workspace
- * that fits the partials and counters it will use. */
+/* What every launch must hold: a grid the hardware takes, 256-thread blocks (ROW_TILE: 128, its
+ * warp tiles within the 48 KB of dynamic shared memory a launch gets without opting in), and a
+ * workspace that fits the partials and counters it will use. */
 static void check_launch(const opnn_reduce_plan *p)
 {
     const opnn_launch *l = &p->launch;
@@ -1215,7 +1216,13 @@ static void check_launch(const opnn_reduce_plan *p)
     if (!(l->grid_x >= 1 && l->grid_x <= 0x7fffffff && l->units >= 1))
         fail_msg("family %s: grid %lld, units %lld", opnn__cuda_family_name(l->family),
                  (long long)l->grid_x, (long long)l->units);
-    assert_int_equal(l->block, OPNN_CUDA_BLOCK);
+    if (l->kernel == OPNN_KERNEL_ROW_TILE) {
+        assert_int_equal(l->block, OPNN_CUDA_ROW_TILE_BLOCK);
+        assert_true(l->tiles >= 1 && l->tiles <= OPNN_CUDA_ROW_TILE_MAX_VEC);
+        assert_true(l->block / 32 * l->tiles * 16 <= 48 * 1024);
+    } else {
+        assert_int_equal(l->block, OPNN_CUDA_BLOCK);
+    }
     assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL);
     /* the inner kernels' groups of `sub` lanes tile the block (the launcher refuses others) */
     if (l->kernel == OPNN_KERNEL_INNER_BLOCK || l->kernel == OPNN_KERNEL_INNER_GROUP)
@@ -1282,15 +1289,18 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
     assert_int_equal(p.launch.ranges, 1);
 
-    /* short rows: warp tiles of whole rows. 96-byte rows end on a 16-byte boundary each (packs
-     * of one row), 21 of them (126 vectors) a tile, a lane a row; rows of 3 need packs of 4
-     * (48 bytes), 42 packs a tile; rows of 49, packs of 4 rows, 2 packs a tile, 4 lanes a row */
+    /* short rows: warp tiles of whole rows, a lane a row while 32 rows fit 416 vectors, tiles
+     * of as many rounds of 32 rows as fit. 96-byte rows end on a 16-byte boundary each (packs of
+     * one row), 64 of them (384 vectors) a tile; rows of 3 need packs of 4 (48 bytes), 17 rounds
+     * a tile; rows of 49, packs of 4 rows, one round of 32 (392 vectors); rows of 100 (400
+     * bytes), 2 lanes a row, a round of 16 */
     static const struct {
         int64_t shape[2], segs, chunk, tiles, sub;
     } tile_rows[] = {
-        {{1 << 20, 24}, 1, 21, 126, 1},
-        {{8388608, 3}, 4, 168, 126, 1},
-        {{4194304, 49}, 4, 8, 98, 4},
+        {{1 << 20, 24}, 1, 64, 384, 1},
+        {{8388608, 3}, 4, 544, 408, 1},
+        {{2097152, 100}, 1, 16, 400, 2},
+        {{4194304, 49}, 4, 32, 392, 1},
     };
     for (size_t i = 0; i < sizeof tile_rows / sizeof tile_rows[0]; i++) {
         h200_launch(&p, 2, tile_rows[i].shape, 1, ax1, "f32");
@@ -1301,10 +1311,11 @@ static void launch__suite_shapes_on_h200(void **state)
         assert_int_equal(p.launch.tiles, tile_rows[i].tiles);
         assert_int_equal(p.launch.sub, tile_rows[i].sub);
     }
-    assert_int_equal(p.launch.units, 4194304 / 4 / 2); /* the last: whole packs over 2 a tile */
+    assert_int_equal(p.launch.units, 4194304 / 32); /* the last: whole packs over 8 a tile */
     h200_launch(&p, 2, tile_rows[0].shape, 1, ax1, "f32");
-    assert_int_equal(p.launch.units, ((1 << 20) + 20) / 21);
-    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
+    assert_int_equal(p.launch.units, (1 << 20) / 64);
+    /* 8 blocks of 4 warps an SM */
+    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM * 2);
 
     /* rows of 768 bytes (past a tile's 512) go to groups of lanes */
     const int64_t rows192[2] = {1 << 20, 192};
@@ -1490,9 +1501,10 @@ static void launch__every_family_within_limits(void **state)
 }
 
 /* ROW_TILE's geometry for every row length it takes, in every dtype: a pack of P rows ends on a
- * 16-byte boundary and is the fewest such rows; a tile is whole packs, at most 128 vectors, and
- * the tiles cover every whole pack; lanes a row a power of two no larger than a warp. Rows past
- * 512 bytes, or whose pack is longer than a tile, are refused; the planner takes ROW_TILE for
+ * 16-byte boundary and is the fewest such rows; a tile is whole rounds of 32 / sub rows (each a
+ * whole number of packs), at most 416 vectors, and the tiles cover every whole pack; a lane a row
+ * while 32 rows fit a tile, else the fewest lanes a row (a power of two) for which a round fits.
+ * Rows past 512 bytes are refused; the planner takes ROW_TILE for
  * contiguous rows it serves but for rows of 2-8 vectors (ROW_VEC) and of 16 or 32 vectors (groups
  * of lanes). */
 static void launch__row_tile_geometry(void **state)
@@ -1511,9 +1523,8 @@ static void launch__row_tile_geometry(void **state)
             int64_t g16 = 16;
             while ((k * es) % g16 != 0)
                 g16 /= 2;
-            /* a tile holds whole packs: odd 16-bit rows past 128 elements do not fit one */
-            const bool fits =
-                k * es <= OPNN_CUDA_ROW_TILE_MAX_BYTES && k * es / g16 <= 32 * OPNN_CUDA_UNROLL;
+            const bool fits = k * es <= OPNN_CUDA_ROW_TILE_MAX_BYTES &&
+                              k * es / g16 <= OPNN_CUDA_ROW_TILE_MAX_VEC;
 
             plan_dtype_for(&p, 2, shape, 1, ax1, t);
             q = p;
@@ -1533,7 +1544,12 @@ static void launch__row_tile_geometry(void **state)
                 assert_true((f * k * es) % 16 != 0);
             assert_int_equal(l->chunk % pack, 0);
             assert_int_equal(l->tiles * 16, l->chunk / pack * pack_bytes);
-            assert_true(l->tiles >= 1 && l->tiles <= 32 * OPNN_CUDA_UNROLL);
+            assert_true(l->tiles >= 1 && l->tiles <= OPNN_CUDA_ROW_TILE_MAX_VEC);
+            assert_int_equal(l->chunk % (32 / l->sub), 0); /* whole rounds */
+            if (l->sub > 1) /* the fewest lanes: a round of twice the rows does not fit */
+                assert_true(64 / l->sub * k * es > OPNN_CUDA_ROW_TILE_MAX_VEC * 16);
+            else
+                assert_true(32 * k * es <= OPNN_CUDA_ROW_TILE_MAX_VEC * 16);
             assert_true(l->units * (l->chunk / pack) >= rows / pack);
             assert_true((l->units - 1) * (l->chunk / pack) < rows / pack);
             assert_true(l->sub >= 1 && l->sub <= 32 && (l->sub & (l->sub - 1)) == 0);

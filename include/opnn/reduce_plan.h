@@ -40,8 +40,12 @@ extern "C" {
 /* Longest contiguous range one group of lanes walks, in elements: the block kernel cuts longer
  * ones; the group kernels serve only rows shorter than this. */
 #define OPNN_CUDA_MAX_RANGE ((int64_t)1 << 30)
-/* Longest row ROW_TILE takes, in bytes (a warp tile holds OPNN_CUDA_UNROLL * 32 vectors). */
+/* Longest row ROW_TILE takes, in bytes. */
 #define OPNN_CUDA_ROW_TILE_MAX_BYTES 512
+/* Most 16-byte vectors a ROW_TILE warp tile holds (6.5 KB of shared memory a warp: 32 rows of 49
+ * f32 are 392), and the block ROW_TILE runs in (4 warps, 26 KB: 8 blocks an SM). */
+#define OPNN_CUDA_ROW_TILE_MAX_VEC 416
+#define OPNN_CUDA_ROW_TILE_BLOCK 128
 /* ROW_TILE rows of 2- or 4-byte chunks (gcd(row bytes, 16)) at least this long fold from the
  * 16-byte vectors that cover them; shorter ones a chunk at a time */
 #define OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES 48

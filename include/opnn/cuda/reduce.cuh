@@ -692,7 +692,7 @@ struct rowtile_args {
     int64_t red_n;
     int p;         /* rows a pack */
     int tile_rows; /* rows a tile: a whole number of packs */
-    int tile_vec;  /* 16-byte vectors a tile, at most 32 * kUnroll */
+    int tile_vec;  /* 16-byte vectors a tile, at most OPNN_CUDA_ROW_TILE_MAX_VEC */
     int g, log2g;  /* lanes a row (a power of two) */
     int chunk;     /* bytes one shared-memory read takes: gcd(k * size, 16) */
     int aligned;   /* in is 16-byte aligned: vector loads; else element loads */
@@ -775,26 +775,67 @@ __device__ __forceinline__ typename Op::acc_t tile_row_fold_vecs(const Op &op, c
     return acc;
 }
 
+/* A row of k elements that starts at element e0 of the tile (which starts on a 16-byte
+ * boundary), folded by one lane from the 16-byte vectors that cover it: the first and the last
+ * element by element where the row starts or ends inside them, the others whole, in order. Every
+ * lane runs the same loop but for one trip, so a warp of lanes a row diverges only at the ends
+ * (tile_row_fold_vecs with one lane a row tests every vector: twice the instructions). */
+template <class Op>
+__device__ __forceinline__ typename Op::acc_t tile_row_fold_lane(const Op &op, const uint4 *tile,
+                                                                 int e0, int k)
+{
+    using T = typename Op::in_t;
+    constexpr int V = 16 / sizeof(T);
+    typename Op::acc_t acc = op.identity();
+    if (k <= 0)
+        return acc;
+    const uint4 *p = tile + e0 / V;
+    const int s = e0 % V, end = s + k, whole_end = end / V; /* end: past the row, from p[0] */
+    int j = 0;
+    if (s != 0 || end < V) { /* the first vector holds elements of the row before */
+        T e[V];
+        memcpy(e, &p[0], 16);
+#pragma unroll
+        for (int i = 0; i < V; i++)
+            if (i >= s && i < end)
+                acc = fold_elem(op, acc, e[i], (int64_t)(i - s));
+        j = 1;
+    }
+#pragma unroll 2
+    for (; j < whole_end; j++)
+        acc = fold_vec(op, acc, p[j], (int64_t)(j * V - s));
+    if (end % V != 0 && whole_end >= 1) { /* the last vector holds elements of the row after */
+        T e[V];
+        memcpy(e, &p[whole_end], 16);
+#pragma unroll
+        for (int i = 0; i < V; i++)
+            if (i < end - whole_end * V)
+                acc = fold_elem(op, acc, e[i], (int64_t)(whole_end * V + i - s));
+    }
+    return acc;
+}
+
 /* Rows of k * size <= 512 bytes, contiguous. P consecutive rows (a pack) span a whole number of
  * 16-byte vectors, so a tile of whole packs is read with coalesced 16-byte loads whatever k is
- * (3, 49, ...): warp w loads tile t as 32 consecutive vectors per instruction into registers,
- * keeps them in its own slice of shared memory and issues the next tile's loads before it
- * reduces this one, so every warp has a tile in flight while it computes. Rows are then reduced
- * from shared memory by groups of g lanes (g = 1: a lane per row) in chunks of up to 16 bytes
- * (gcd(k * size, 16): every row starts on such a chunk). Only __syncwarp: a warp's tiles are its
- * own. The rows past the last whole pack (fewer than P) are taken by block 0. */
+ * (3, 49, ...): warp w loads tile t as 32 consecutive vectors per instruction, kUnroll of them
+ * a batch, into registers and its own slice of shared memory (dynamic: tile_vec vectors a warp);
+ * the first batch of the next tile is issued before this one is reduced, so every warp has loads
+ * in flight while it computes. Rows are then reduced from shared memory by one lane each
+ * (tile_row_fold_lane; tiles of 32 rows or more) or by groups of g lanes in chunks of up to 16
+ * bytes (gcd(k * size, 16): every row starts on such a chunk). Only __syncwarp: a warp's tiles
+ * are its own. The rows past the last whole pack (fewer than P) are taken by block 0. */
 template <class Op>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, rowtile_args a)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
     constexpr int V = 16 / sizeof(T);
-    constexpr int TV = 32 * kUnroll;
-    __shared__ uint4 s_tile[kBlock / 32][TV];
+    constexpr int TB = 32 * kUnroll; /* vectors a batch */
+    extern __shared__ uint4 s_row_tile[];
     const T *in = static_cast<const T *>(a.in);
     typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    uint4 *sw = s_tile[w];
+    uint4 *sw = s_row_tile + w * a.tile_vec;
     const char *sb = reinterpret_cast<const char *>(sw);
     const int64_t nvec = a.npacks * (a.tile_vec / (a.tile_rows / a.p));
     const int64_t wpb = blockDim.x >> 5, nwarps = (int64_t)gridDim.x * wpb;
@@ -803,32 +844,49 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
     /* rows folded from the 16-byte vectors that cover them (tile_row_fold_vecs) */
     const bool vecs = a.chunk <= 4 && row_bytes >= OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES;
 
-    auto load_tile = [&](int64_t t, uint4(&v)[kUnroll]) {
+    /* batch b (vectors b * TB ..) of tile t: loaded, and stored into the warp's slice */
+    auto load_batch = [&](int64_t t, int b, uint4(&v)[kUnroll]) {
         const int64_t base = t * a.tile_vec;
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) {
-            const int j = lane + 32 * u;
+            const int j = b * TB + lane + 32 * u;
             if (j < a.tile_vec && base + j < nvec)
                 v[u] = load_vec_any(in + (base + j) * V, a.aligned);
         }
     };
-    int64_t t = (int64_t)blockIdx.x * wpb + w;
-    uint4 next[kUnroll];
-    if (t < a.tiles)
-        load_tile(t, next);
-    for (; t < a.tiles; t += nwarps) {
+    auto store_batch = [&](int64_t t, int b, const uint4(&v)[kUnroll]) {
         const int64_t base = t * a.tile_vec;
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) {
-            const int j = lane + 32 * u;
+            const int j = b * TB + lane + 32 * u;
             if (j < a.tile_vec && base + j < nvec)
-                sw[j] = next[u];
+                sw[j] = v[u];
+        }
+    };
+    const int nbatch = (a.tile_vec + TB - 1) / TB;
+    int64_t t = (int64_t)blockIdx.x * wpb + w;
+    uint4 next[kUnroll];
+    if (t < a.tiles)
+        load_batch(t, 0, next);
+    for (; t < a.tiles; t += nwarps) {
+        store_batch(t, 0, next);
+        for (int b = 1; b < nbatch; b++) {
+            load_batch(t, b, next);
+            store_batch(t, b, next);
         }
         if (t + nwarps < a.tiles)
-            load_tile(t + nwarps, next);
+            load_batch(t + nwarps, 0, next);
         __syncwarp();
         const int64_t row0 = t * a.tile_rows;
         const int nr = (int)min((int64_t)a.tile_rows, a.npacks * a.p - row0);
+        if (a.g == 1) { /* a lane a row: no shuffles, so no warp-uniform trip count needed */
+            for (int r = lane; r < nr; r += 32)
+                store_stream(
+                    out + row0 + r,
+                    op.finalize(tile_row_fold_lane(op, sw, r * (int)a.k, (int)a.k), a.red_n));
+            __syncwarp(); /* the slice is refilled next round */
+            continue;
+        }
         for (int r0 = 0; r0 < nr; r0 += ngrp) { /* warp-uniform trip count: shuffles below */
             const int r = r0 + grp;
             const char *row = sb + (r < nr ? r : 0) * row_bytes;
@@ -1739,7 +1797,9 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         if (a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
             launch_row_pack(op, a.k, in, out, a.rows, a.red_n, grid_for_op<Op>(l.grid_x), stream))
             break;
-        row_tile_kernel<Op><<<grid_for_op<Op>(l.grid_x), kBlock, 0, stream>>>(op, a);
+        /* the planner's block (128 threads: 4 warp slices of up to 6.5 KB, 8 blocks an SM) */
+        row_tile_kernel<Op><<<grid_for_op<Op>(l.grid_x), block,
+                              (size_t)(block.x / 32) * (size_t)a.tile_vec * 16, stream>>>(op, a);
         break;
     }
     case OPNN_KERNEL_OUTER: {
