@@ -1202,8 +1202,9 @@ static void plan_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, si
     plan_dtype_for(p, ndim, shape, naxes, axes, ts_dtype("f32"));
 }
 
-/* What every launch must hold: a grid the hardware takes, 256-thread blocks (ROW_TILE: 128, its
- * warp tiles within the 48 KB of dynamic shared memory a launch gets without opting in), and a
+/* What every launch must hold: a grid the hardware takes, 256-thread blocks (ROW_TILE: 64, two
+ * warp tiles a warp within the 48 KB of dynamic shared memory a launch gets without opting in,
+ * a grid of 8 blocks an SM at most, all resident), and a
  * workspace that fits the partials and counters it will use. */
 static void check_launch(const opnn_reduce_plan *p)
 {
@@ -1219,7 +1220,8 @@ static void check_launch(const opnn_reduce_plan *p)
     if (l->kernel == OPNN_KERNEL_ROW_TILE) {
         assert_int_equal(l->block, OPNN_CUDA_ROW_TILE_BLOCK);
         assert_true(l->tiles >= 1 && l->tiles <= OPNN_CUDA_ROW_TILE_MAX_VEC);
-        assert_true(l->block / 32 * l->tiles * 16 <= 48 * 1024);
+        assert_true(l->block / 32 * 2 * l->tiles * 16 <= 48 * 1024); /* two tiles a warp */
+        assert_true(l->grid_x <= 132 * OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM);
     } else {
         assert_int_equal(l->block, OPNN_CUDA_BLOCK);
     }
@@ -1275,17 +1277,25 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, srows8k, 1, last, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_BLOCK);
 
-    /* seed_hw: a warp per 12.5 KB row */
+    /* seed_hw: 12.5 KB rows (784 vectors) as equal shares of the 4224 warps of the persistent
+     * grid, 6083 vectors (7.8 rows) each; two partials and a counter a share boundary */
     h200_launch(&p, 4, nchw, 2, hw, "f32");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
-    assert_int_equal(p.launch.sub, 32);
-    assert_int_equal(p.launch.ranges, 1); /* one row a warp at a time, a block per tile */
-    assert_int_equal(p.launch.units, 128 * 256 / (OPNN_CUDA_BLOCK / 32));
-    assert_int_equal(p.launch.grid_x, p.launch.units);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_STREAM);
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_ROW_STREAM);
+    assert_int_equal(p.launch.chunk, (128 * 256 * 784 + 4223) / 4224);
+    assert_int_equal(p.launch.units, 4224);
+    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
+    assert_int_equal(p.launch.ncounters, 4224);
+    assert_int_equal(p.launch.partial_bytes, (size_t)2 * 4224 * OPNN_CUDA_MAX_ACC_BYTES);
 
-    /* row_wide: 64 KB rows, one row a group too */
+    /* row_wide: 64 KB rows, shares of 4 rows (16384 rows on 4224 warps) */
     const int64_t wide[2] = {16384, 16384}, ax1[1] = {1};
     h200_launch(&p, 2, wide, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_STREAM);
+    assert_true(p.launch.chunk >= 4096);
+    /* rows fewer than the grid's warps: a warp a row as before */
+    const int64_t wide4k[2] = {4096, 16384};
+    h200_launch(&p, 2, wide4k, 1, ax1, "f32");
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
     assert_int_equal(p.launch.ranges, 1);
 
@@ -1314,8 +1324,8 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 4194304 / 32); /* the last: whole packs over 8 a tile */
     h200_launch(&p, 2, tile_rows[0].shape, 1, ax1, "f32");
     assert_int_equal(p.launch.units, (1 << 20) / 64);
-    /* 8 blocks of 4 warps an SM */
-    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM * 2);
+    /* 8 blocks of 2 warps an SM */
+    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM);
 
     /* rows of 768 bytes (past a tile's 512) go to groups of lanes */
     const int64_t rows192[2] = {1 << 20, 192};

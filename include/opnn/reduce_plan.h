@@ -42,10 +42,12 @@ extern "C" {
 #define OPNN_CUDA_MAX_RANGE ((int64_t)1 << 30)
 /* Longest row ROW_TILE takes, in bytes. */
 #define OPNN_CUDA_ROW_TILE_MAX_BYTES 512
-/* Most 16-byte vectors a ROW_TILE warp tile holds (6.5 KB of shared memory a warp: 32 rows of 49
- * f32 are 392), and the block ROW_TILE runs in (4 warps, 26 KB: 8 blocks an SM). */
+/* Most 16-byte vectors a ROW_TILE warp tile holds (6.5 KB: 32 rows of 49 f32 are 392), the
+ * block ROW_TILE runs in (2 warps of two tiles each, 26 KB of shared memory) and the blocks an SM
+ * holds (8: 208 KB). */
 #define OPNN_CUDA_ROW_TILE_MAX_VEC 416
-#define OPNN_CUDA_ROW_TILE_BLOCK 128
+#define OPNN_CUDA_ROW_TILE_BLOCK 64
+#define OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM 8
 /* ROW_TILE rows of 2- or 4-byte chunks (gcd(row bytes, 16)) at least this long fold from the
  * 16-byte vectors that cover them; shorter ones a chunk at a time */
 #define OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES 48
@@ -69,10 +71,14 @@ typedef enum opnn_cuda_family {
     OPNN_FAMILY_OUTER_INNER, /* OUTER_INNER [R1, C, R2], blocks per output (split over R1) */
     OPNN_FAMILY_OUTER_INNER_GROUP, /* OUTER_INNER, `sub` lanes per output (many outputs) */
     OPNN_FAMILY_GENERIC,           /* any layout: `sub` lanes per output walk the merged dims */
-    OPNN_FAMILY_ROW_VEC, /* ROW of contiguous rows of G = 2..32 16-byte vectors: a warp reads 32
-                            consecutive vectors, groups of G lanes reduce one row each; or
-                            MIDDLE slabs [R, B] of B = 2, 4 narrow columns, G = 2..128 vectors
-                            (`sub` is G) */
+    OPNN_FAMILY_ROW_VEC,    /* ROW of contiguous rows of G = 2..32 16-byte vectors: a warp reads 32
+                               consecutive vectors, groups of G lanes reduce one row each; or
+                               MIDDLE slabs [R, B] of B = 2, 4 narrow columns, G = 2..128 vectors
+                               (`sub` is G) */
+    OPNN_FAMILY_ROW_STREAM, /* ROW of contiguous rows of at least 32 * OPNN_CUDA_UNROLL 16-byte
+                               vectors: the rows' vectors cut into an equal share a warp (`chunk`
+                               vectors, `units` shares), a row cut by a share boundary finished
+                               by the second of its two warps */
     OPNN_FAMILY_COUNT_
 } opnn_cuda_family;
 
@@ -85,8 +91,9 @@ typedef enum opnn_cuda_kernel {
     OPNN_KERNEL_ROW_TILE,
     OPNN_KERNEL_OUTER,
     OPNN_KERNEL_GENERIC,
-    OPNN_KERNEL_ROW_VEC, /* groups of `sub` lanes per row, 16-byte vectors, rows contiguous */
-    OPNN_KERNEL_FULL,    /* one contiguous range, grid-stride, a partial per block */
+    OPNN_KERNEL_ROW_VEC,    /* groups of `sub` lanes per row, 16-byte vectors, rows contiguous */
+    OPNN_KERNEL_FULL,       /* one contiguous range, grid-stride, a partial per block */
+    OPNN_KERNEL_ROW_STREAM, /* an equal share of contiguous rows' vectors a warp */
 } opnn_cuda_kernel;
 
 typedef struct opnn_launch {

@@ -815,15 +815,42 @@ __device__ __forceinline__ typename Op::acc_t tile_row_fold_lane(const Op &op, c
     return acc;
 }
 
+/* cp.async: 16 bytes from global memory (16-byte aligned) into shared memory, not through L1 or
+ * registers; a group of them committed, and a wait until at most N groups are in flight. */
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
+{
+#if __CUDA_ARCH__ >= 800
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+#else
+    *static_cast<uint4 *>(smem) = load_vec(static_cast<const uint4 *>(gmem));
+#endif
+}
+__device__ __forceinline__ void cp_async_commit()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
 /* Rows of k * size <= 512 bytes, contiguous. P consecutive rows (a pack) span a whole number of
  * 16-byte vectors, so a tile of whole packs is read with coalesced 16-byte loads whatever k is
- * (3, 49, ...): warp w loads tile t as 32 consecutive vectors per instruction, kUnroll of them
- * a batch, into registers and its own slice of shared memory (dynamic: tile_vec vectors a warp);
- * the first batch of the next tile is issued before this one is reduced, so every warp has loads
- * in flight while it computes. Rows are then reduced from shared memory by one lane each
+ * (3, 49, ...). From a 16-byte aligned start, warp w copies its next tile with cp.async into the
+ * second of its two slices of shared memory while it reduces the first, so a whole tile (up to
+ * 6.5 KB) is in flight a warp all the time; otherwise it loads kUnroll vectors a lane a batch
+ * into registers and its one slice, the next tile's first batch issued before this one is
+ * reduced (a tile of several batches waited a round trip a batch: rows of 17 f32, 408-vector
+ * tiles, 0.87 of the ceiling). Rows are then reduced from shared memory by one lane each
  * (tile_row_fold_lane; tiles of 32 rows or more) or by groups of g lanes in chunks of up to 16
  * bytes (gcd(k * size, 16): every row starts on such a chunk). Only __syncwarp: a warp's tiles
- * are its own. The rows past the last whole pack (fewer than P) are taken by block 0. */
+ * are its own. The rows past the last whole pack (fewer than P) are taken by block 0. Shared
+ * memory (dynamic): tile_vec vectors a slice, two slices a warp from an aligned start. */
 template <class Op>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, rowtile_args a)
 {
@@ -835,8 +862,6 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
     const T *in = static_cast<const T *>(a.in);
     typename Op::out_t *out = static_cast<typename Op::out_t *>(a.out);
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    uint4 *sw = s_row_tile + w * a.tile_vec;
-    const char *sb = reinterpret_cast<const char *>(sw);
     const int64_t nvec = a.npacks * (a.tile_vec / (a.tile_rows / a.p));
     const int64_t wpb = blockDim.x >> 5, nwarps = (int64_t)gridDim.x * wpb;
     const int gl = lane & (a.g - 1), grp = lane >> a.log2g, ngrp = 32 >> a.log2g;
@@ -844,39 +869,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
     /* rows folded from the 16-byte vectors that cover them (tile_row_fold_vecs) */
     const bool vecs = a.chunk <= 4 && row_bytes >= OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES;
 
-    /* batch b (vectors b * TB ..) of tile t: loaded, and stored into the warp's slice */
-    auto load_batch = [&](int64_t t, int b, uint4(&v)[kUnroll]) {
-        const int64_t base = t * a.tile_vec;
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
-            const int j = b * TB + lane + 32 * u;
-            if (j < a.tile_vec && base + j < nvec)
-                v[u] = load_vec_any(in + (base + j) * V, a.aligned);
-        }
-    };
-    auto store_batch = [&](int64_t t, int b, const uint4(&v)[kUnroll]) {
-        const int64_t base = t * a.tile_vec;
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
-            const int j = b * TB + lane + 32 * u;
-            if (j < a.tile_vec && base + j < nvec)
-                sw[j] = v[u];
-        }
-    };
-    const int nbatch = (a.tile_vec + TB - 1) / TB;
-    int64_t t = (int64_t)blockIdx.x * wpb + w;
-    uint4 next[kUnroll];
-    if (t < a.tiles)
-        load_batch(t, 0, next);
-    for (; t < a.tiles; t += nwarps) {
-        store_batch(t, 0, next);
-        for (int b = 1; b < nbatch; b++) {
-            load_batch(t, b, next);
-            store_batch(t, b, next);
-        }
-        if (t + nwarps < a.tiles)
-            load_batch(t + nwarps, 0, next);
-        __syncwarp();
+    /* the rows of tile t, held in slice sw */
+    auto reduce_tile = [&](int64_t t, const uint4 *sw) {
+        const char *sb = reinterpret_cast<const char *>(sw);
         const int64_t row0 = t * a.tile_rows;
         const int nr = (int)min((int64_t)a.tile_rows, a.npacks * a.p - row0);
         if (a.g == 1) { /* a lane a row: no shuffles, so no warp-uniform trip count needed */
@@ -884,8 +879,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
                 store_stream(
                     out + row0 + r,
                     op.finalize(tile_row_fold_lane(op, sw, r * (int)a.k, (int)a.k), a.red_n));
-            __syncwarp(); /* the slice is refilled next round */
-            continue;
+            return;
         }
         for (int r0 = 0; r0 < nr; r0 += ngrp) { /* warp-uniform trip count: shuffles below */
             const int r = r0 + grp;
@@ -911,7 +905,72 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
             if (gl == 0 && r < nr)
                 store_stream(out + row0 + r, op.finalize(acc, a.red_n));
         }
-        __syncwarp(); /* the slice is refilled next round */
+    };
+
+    int64_t t = (int64_t)blockIdx.x * wpb + w;
+    if (a.aligned) {
+        uint4 *s0 = s_row_tile + w * 2 * a.tile_vec;
+        /* tile t's vectors into slice dst, as one cp.async group */
+        auto issue = [&](int64_t tt, uint4 *dst) {
+            const int64_t base = tt * a.tile_vec;
+            const int lim = (int)min((int64_t)a.tile_vec, nvec - base);
+            const uint4 *src = reinterpret_cast<const uint4 *>(in) + base;
+#pragma unroll 4
+            for (int j = lane; j < lim; j += 32)
+                cp_async16(dst + j, src + j);
+        };
+        int cur = 0;
+        if (t < a.tiles)
+            issue(t, s0);
+        cp_async_commit();
+        for (; t < a.tiles; t += nwarps) {
+            if (t + nwarps < a.tiles)
+                issue(t + nwarps, s0 + (cur ^ 1) * a.tile_vec);
+            cp_async_commit();
+            cp_async_wait<1>(); /* this tile's group has landed (the next may be in flight) */
+            __syncwarp();
+            reduce_tile(t, s0 + cur * a.tile_vec);
+            __syncwarp(); /* the slice is refilled two tiles on */
+            cur ^= 1;
+        }
+        cp_async_wait<0>();
+    } else {
+        uint4 *sw = s_row_tile + w * a.tile_vec;
+        /* batch b (vectors b * TB ..) of tile t: loaded, and stored into the warp's slice */
+        auto load_batch = [&](int64_t tt, int b, uint4(&v)[kUnroll]) {
+            const int64_t base = tt * a.tile_vec;
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) {
+                const int j = b * TB + lane + 32 * u;
+                if (j < a.tile_vec && base + j < nvec)
+                    v[u] = load_vec_any(in + (base + j) * V, false);
+            }
+        };
+        auto store_batch = [&](int64_t tt, int b, const uint4(&v)[kUnroll]) {
+            const int64_t base = tt * a.tile_vec;
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) {
+                const int j = b * TB + lane + 32 * u;
+                if (j < a.tile_vec && base + j < nvec)
+                    sw[j] = v[u];
+            }
+        };
+        const int nbatch = (a.tile_vec + TB - 1) / TB;
+        uint4 next[kUnroll];
+        if (t < a.tiles)
+            load_batch(t, 0, next);
+        for (; t < a.tiles; t += nwarps) {
+            store_batch(t, 0, next);
+            for (int b = 1; b < nbatch; b++) {
+                load_batch(t, b, next);
+                store_batch(t, b, next);
+            }
+            if (t + nwarps < a.tiles)
+                load_batch(t + nwarps, 0, next);
+            __syncwarp();
+            reduce_tile(t, sw);
+            __syncwarp(); /* the slice is refilled next round */
+        }
     }
     if (blockIdx.x == 0) { /* rows past the last whole pack */
         for (int64_t r = a.npacks * a.p + threadIdx.x; r < a.rows; r += blockDim.x) {
@@ -1208,6 +1267,105 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
             if (gl == 0 && i < a.nvec)
                 store_stream(out + (i >> a.log2g), op.finalize(acc, a.red_n));
         }
+    }
+}
+
+/* --- ROW_STREAM: long contiguous rows as one stream, an equal share a warp ------------------ */
+
+struct rowstream_args {
+    const void *in;
+    void *out;
+    int64_t rows, kv; /* rows of kv 16-byte vectors (kv >= 32 * kUnroll), row i at i * kv */
+    int64_t chunk;    /* vectors a warp's share (>= kv: a row spans at most two shares) */
+    int64_t chunks;   /* shares: cdiv(rows * kv, chunk) */
+    int64_t red_n;
+    void *partials;     /* 2 a share boundary: the row it cuts, the part before and after */
+    unsigned *counters; /* 1 a share boundary, self-resetting */
+    int aligned;        /* in is 16-byte aligned: vector loads; else element loads */
+};
+
+/* Share w of the rows' vectors, [w * chunk, (w + 1) * chunk), walked by one warp 32 * kUnroll
+ * vectors a step, kUnroll loads in flight a lane (as full_kernel); a row boundary falls in at
+ * most one step (rows of at least 32 * kUnroll vectors), where the lanes fold the vectors past it
+ * into the next row's accumulator, and the row that ended is reduced across the warp. Every warp
+ * reads the same number of bytes, so none is left with a row or more after the others finish:
+ * tiles of whole rows (seed_hw: 32768 rows on 3168 warps, 10.3 each) left the last row to a
+ * third of the warps. A row cut by a share boundary is finished by the second of its two warps
+ * to arrive, the part before combined with the part after (a fixed order). Offsets within a
+ * share are 32-bit (the planner keeps shares under 2^31 vectors). */
+template <class Op>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) row_stream_kernel(Op op, rowstream_args a)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    using O = typename Op::out_t;
+    constexpr int V = 16 / sizeof(T);
+    constexpr int S = 32 * kUnroll;
+    O *out = static_cast<O *>(a.out);
+    A *parts = static_cast<A *>(a.partials);
+    const int lane = threadIdx.x & 31;
+    const int64_t total = a.rows * a.kv;
+    const int64_t nwarps = (int64_t)gridDim.x * (blockDim.x >> 5);
+    const int kv = (int)a.kv;
+
+    /* part `half` (0: before the boundary, 1: after) of row `row`, cut by boundary b: the
+     * second to arrive combines both in order (lane 0 only) */
+    auto cut = [&](A r, int64_t row, int64_t b, int half) {
+        if (lane != 0)
+            return;
+        parts[2 * b + half] = r;
+        __threadfence();
+        if (atomicAdd(a.counters + b, 1u) == 1u) {
+            atomicExch(a.counters + b, 0u);
+            __threadfence();
+            out[row] = op.finalize(op.combine(load_cg(parts + 2 * b), load_cg(parts + 2 * b + 1)),
+                                   a.red_n);
+        }
+    };
+
+    for (int64_t w = (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); w < a.chunks;
+         w += nwarps) {
+        const int64_t v0 = w * a.chunk;
+        const int n = (int)min(a.chunk, total - v0);
+        const T *src = static_cast<const T *>(a.in) + v0 * V;
+        int64_t row = v0 / a.kv;
+        int rb = (int)(row * a.kv - v0), re = rb + kv; /* the open row, from src */
+        A acc = op.identity(), accn = op.identity();
+        for (int base = 0; base < n; base += S) {
+            uint4 x[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) {
+                const int j = base + lane + 32 * u;
+                if (j < n)
+                    x[u] = load_vec_any(src + (int64_t)j * V, a.aligned);
+            }
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) {
+                const int j = base + lane + 32 * u;
+                if (j < n) {
+                    if (j < re)
+                        acc = fold_vec(op, acc, x[u], (int64_t)(j - rb) * V);
+                    else
+                        accn = fold_vec(op, accn, x[u], (int64_t)(j - re) * V);
+                }
+            }
+            if (re <= min(base + S, n)) { /* the row ends in this step (warp-uniform) */
+                const A r = group_reduce(op, acc, 32);
+                if (rb >= 0) {
+                    if (lane == 0)
+                        out[row] = op.finalize(r, a.red_n);
+                } else {
+                    cut(r, row, w, 1); /* the part after boundary w */
+                }
+                acc = accn;
+                accn = op.identity();
+                row++;
+                rb = re;
+                re += kv;
+            }
+        }
+        if (rb < n) /* the row the next share finishes (chunk >= kv: it began here) */
+            cut(group_reduce(op, acc, 32), row, w + 1, 0);
     }
 }
 
@@ -1642,6 +1800,12 @@ inline op_status launch_failed(char *msg, size_t msg_len, const opnn_reduce_plan
 }
 
 /* log2 of a power of two (lanes a row, as the row kernels shift by it) */
+/* ceil(a / b) for a >= 0, b > 0 (host) */
+inline int64_t cdiv_i64(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
 inline int log2_pow2(int g)
 {
     int l = 0;
@@ -1761,6 +1925,29 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             inner_group_kernel<Op, kUnroll><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         break;
     }
+    case OPNN_KERNEL_ROW_STREAM: {
+        rowstream_args a;
+        a.in = in;
+        a.out = out;
+        a.rows = plan->a;
+        a.kv = plan->r / (16 / (int64_t)sizeof(T));
+        a.chunk = l.chunk;
+        a.chunks = l.units;
+        a.red_n = plan->red_numel;
+        a.partials = ws.partials;
+        a.counters = ws.counters;
+        a.aligned = ((uintptr_t)in & 15u) == 0;
+        if (a.kv < 32 * kUnroll || a.chunk < a.kv || a.chunk > INT32_MAX ||
+            a.kv * (int64_t)(16 / sizeof(T)) != plan->r) {
+            if (msg && msg_len)
+                snprintf(msg, msg_len,
+                         "CUDA reduce: ROW_STREAM shares of %lld vectors, rows of %lld",
+                         (long long)a.chunk, (long long)a.kv);
+            return OP_ERR_INTERNAL;
+        }
+        row_stream_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+        break;
+    }
     case OPNN_KERNEL_FULL: {
         full_args a;
         a.in = in;
@@ -1794,12 +1981,17 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.aligned = ((uintptr_t)in & 15u) == 0;
         /* rows of 32 bytes or less from an aligned start: a thread folds whole packs from
          * registers (row_pack_kernel); else the tile kernel */
+        /* (as many threads as the tile grid's, in blocks of kBlock) */
         if (a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
-            launch_row_pack(op, a.k, in, out, a.rows, a.red_n, grid_for_op<Op>(l.grid_x), stream))
+            launch_row_pack(op, a.k, in, out, a.rows, a.red_n,
+                            grid_for_op<Op>(cdiv_i64(l.grid_x * (int64_t)block.x, kBlock)), stream))
             break;
-        /* the planner's block (128 threads: 4 warp slices of up to 6.5 KB, 8 blocks an SM) */
-        row_tile_kernel<Op><<<grid_for_op<Op>(l.grid_x), block,
-                              (size_t)(block.x / 32) * (size_t)a.tile_vec * 16, stream>>>(op, a);
+        /* the planner's block (64 threads: 2 warps of two slices of up to 6.5 KB, 8 blocks an
+         * SM); one slice a warp from an unaligned start */
+        row_tile_kernel<Op>
+            <<<grid_for_op<Op>(l.grid_x), block,
+               (size_t)(block.x / 32) * (size_t)a.tile_vec * 16 * (a.aligned ? 2 : 1), stream>>>(op,
+                                                                                                 a);
         break;
     }
     case OPNN_KERNEL_OUTER: {
