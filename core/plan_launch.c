@@ -304,6 +304,11 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
     l->segs = segs;
     l->units = v->c * split;
     l->grid_x = grid_for(l->units, (chunk ? chunk : v->k * segs) * (int64_t)es, slots);
+    /* a block a unit and at most two an SM: twice the loads in flight a thread (the kernel's
+     * DEPTH 2), or such grids (bn_nhw: 256 blocks) have too few bytes in flight to stream */
+    if (l->grid_x == l->units && l->units <= 2 * (int64_t)props->sm_count &&
+        (chunk ? chunk : v->k * segs) * (int64_t)es >= 16 * 2 * OPNN_CUDA_UNROLL * OPNN_CUDA_BLOCK)
+        l->ranges = 2 * OPNN_CUDA_UNROLL;
     if (split > 1)
         launch_workspace(l, v->c * split, v->c);
 }

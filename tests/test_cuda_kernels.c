@@ -255,6 +255,8 @@ static const shape_case family_cases[] = {
     {"outer_inner", 3, S(17, 23, 301), S(0), false, 2, S(0, 2), 0},
     {"outer_inner_short", 3, S(100, 300, 5), S(0), false, 2, S(0, 2), 0},
     {"outer_inner_nchw", 4, S(4, 8, 14, 14), S(0), false, 3, S(0, 2, 3), 0},
+    /* a block a channel, few blocks: twice the loads in flight (the block kernel's DEPTH 2) */
+    {"outer_inner_deep", 4, S(4, 200, 30, 70), S(0), false, 3, S(0, 2, 3), 0},
     {"outer_inner_offset", 3, S(64, 200, 99), S(0), false, 2, S(0, 2), 1},
     /* several segments a block (the flat walk): vectors, then elements (odd K) */
     {"outer_inner_flat", 3, S(300, 3, 64), S(0), false, 2, S(0, 2), 0},

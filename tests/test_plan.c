@@ -1225,7 +1225,9 @@ static void check_launch(const opnn_reduce_plan *p)
     } else {
         assert_int_equal(l->block, OPNN_CUDA_BLOCK);
     }
-    assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL);
+    assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL ||
+                (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
+                 l->grid_x == l->units && l->units <= 2 * 132));
     /* the inner kernels' groups of `sub` lanes tile the block (the launcher refuses others) */
     if (l->kernel == OPNN_KERNEL_INNER_BLOCK || l->kernel == OPNN_KERNEL_INNER_GROUP)
         assert_true(l->sub >= 1 && l->sub <= l->block && (l->sub & (l->sub - 1)) == 0);
@@ -1332,12 +1334,14 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, rows192, 1, ax1, "f32");
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
 
-    /* bn_nhw: a block per channel walks its 128 segments as one flat sequence (ranges 1);
-     * 256 units fit one wave of 3 x 132 blocks, so no split and no partials */
+    /* bn_nhw: a block per channel walks its 128 segments as one flat sequence; 256 units fit
+     * one wave of 3 x 132 blocks, so no split and no partials; at most 2 blocks an SM, so twice
+     * the loads in flight (ranges 2 x OPNN_CUDA_UNROLL: the kernel's DEPTH 2) */
     h200_launch(&p, 4, nchw, 3, nhw, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_BLOCK);
-    assert_int_equal(p.launch.ranges, 1);
+    assert_int_equal(p.launch.ranges, 2 * OPNN_CUDA_UNROLL);
+    assert_int_equal(p.launch.grid_x, 256);
     assert_int_equal(p.launch.split, 1);
     assert_int_equal(p.launch.units, 256);
     assert_int_equal(p.launch.ncounters, 0);
