@@ -489,36 +489,6 @@ static void plan_row_vec(opnn_reduce_plan *p, const opnn_device_props *props, in
                              device_slots(props, OPNN_CUDA_BLOCKS_PER_SM)));
 }
 
-/* ROW_STREAM serves contiguous rows of at least 32 * OPNN_CUDA_UNROLL whole 16-byte vectors
- * (a row boundary in at most one step of a warp). */
-static bool row_stream_serves(const opnn_reduce_plan *p, const inner_view *v)
-{
-    int64_t es = (int64_t)esize_of(p->dtype), row_bytes = v->k * es;
-
-    return p->cls == OPNN_CLASS_ROW && v->r1 == 1 && (v->c == 1 || v->c_stride == v->k) &&
-           row_bytes % 16 == 0 && row_bytes / 16 >= 32 * OPNN_CUDA_UNROLL &&
-           row_bytes / 16 < ((int64_t)1 << 30); /* shares (under 2 rows) under 2^31 vectors */
-}
-
-/* A warp a share on a persistent grid (8 warps a block, OPNN_CUDA_BLOCKS_PER_SM blocks an SM),
- * no more shares than rows, so that a share is at least a row and a row is cut at most once.
- * Workspace: two partials and a counter a share boundary. */
-static void plan_row_stream(opnn_reduce_plan *p, const opnn_device_props *props,
-                            const inner_view *v)
-{
-    opnn_launch *l = &p->launch;
-    int64_t es = (int64_t)esize_of(p->dtype), kv = v->k * es / 16, total = v->c * kv;
-    int64_t warps =
-        imin(v->c, device_slots(props, OPNN_CUDA_BLOCKS_PER_SM) * (OPNN_CUDA_BLOCK / 32));
-
-    launch_reset(l, OPNN_FAMILY_ROW_STREAM, OPNN_KERNEL_ROW_STREAM);
-    l->vec = (int)(16 / es);
-    l->chunk = cdiv(total, warps);
-    l->units = cdiv(total, l->chunk);
-    l->grid_x = imax(1, cdiv(l->units, OPNN_CUDA_BLOCK / 32));
-    launch_workspace(l, 2 * l->units, l->units);
-}
-
 /* --- the outer view [A, R, B], B contiguous ------------------------------------------------ */
 
 static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int family)
@@ -628,7 +598,6 @@ static const char *const family_names[] = {
     [OPNN_FAMILY_OUTER_INNER_GROUP] = "outer_inner_group",
     [OPNN_FAMILY_GENERIC] = "generic",
     [OPNN_FAMILY_ROW_VEC] = "row_vec",
-    [OPNN_FAMILY_ROW_STREAM] = "row_stream",
 };
 _Static_assert(sizeof family_names / sizeof family_names[0] == OPNN_FAMILY_COUNT_,
                "family_names must name every opnn_cuda_family");
@@ -670,11 +639,6 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
         if (!inner || p->cls == OPNN_CLASS_OUTER_INNER || !row_tile_serves(p, &v))
             return false;
         plan_row_tile(p, props, &v);
-        return true;
-    case OPNN_FAMILY_ROW_STREAM:
-        if (!inner || !row_stream_serves(p, &v))
-            return false;
-        plan_row_stream(p, props, &v);
         return true;
     case OPNN_FAMILY_ROW_THREAD:
     case OPNN_FAMILY_ROW_SUBWARP:
@@ -774,10 +738,6 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
         return OPNN_FAMILY_ROW_VEC;
     if (row_bytes <= SMALL_ROW_MAX_BYTES && v->c * row_bytes <= SMALL_INPUT_MAX_BYTES)
         return OPNN_FAMILY_ROW_WARP;
-    /* long rows, at least a row a warp of the persistent grid: equal shares */
-    if (row_stream_serves(p, v) &&
-        v->c >= device_slots(props, OPNN_CUDA_BLOCKS_PER_SM) * (OPNN_CUDA_BLOCK / 32))
-        return OPNN_FAMILY_ROW_STREAM;
     if (row_bytes <= ROW_GROUP_MAX_BYTES) {
         int64_t sub = group_sub_for(nvec, v->c, slots);
         int64_t tiles = cdiv(v->c, group_tile_rows(nvec, sub));

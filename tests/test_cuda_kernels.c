@@ -209,10 +209,6 @@ static const shape_case family_cases[] = {
     {"row_pack_7", 2, S(20011, 7), S(0), false, 1, S(1), 0},
     {"row_pack_5", 2, S(8 * 32 * 3 + 77, 5), S(0), false, 1, S(1), 0},
     {"row_mid", 2, S(2000, 256), S(0), false, 1, S(1), 0},
-    /* long rows as equal shares a warp (f16 rows of 128 vectors, f32 256, f64 512), shares cut
-     * rows; from an odd element offset (element loads) */
-    {"row_stream", 2, S(301, 1024), S(0), false, 1, S(1), 0},
-    {"row_stream_offset", 2, S(97, 2048), S(0), false, 1, S(1), 1},
     {"row_long", 2, S(37, 20011), S(0), false, 1, S(1), 0},
     {"row_few_long", 2, S(3, 100003), S(0), false, 1, S(1), 0},
     {"row_gapped", 2, S(300, 50), S(64, 1), true, 1, S(1), 0},

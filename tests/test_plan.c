@@ -1279,25 +1279,17 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, srows8k, 1, last, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_BLOCK);
 
-    /* seed_hw: 12.5 KB rows (784 vectors) as equal shares of the 4224 warps of the persistent
-     * grid, 6083 vectors (7.8 rows) each; two partials and a counter a share boundary */
+    /* seed_hw: a warp per 12.5 KB row */
     h200_launch(&p, 4, nchw, 2, hw, "f32");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_STREAM);
-    assert_int_equal(p.launch.kernel, OPNN_KERNEL_ROW_STREAM);
-    assert_int_equal(p.launch.chunk, (128 * 256 * 784 + 4223) / 4224);
-    assert_int_equal(p.launch.units, 4224);
-    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
-    assert_int_equal(p.launch.ncounters, 4224);
-    assert_int_equal(p.launch.partial_bytes, (size_t)2 * 4224 * OPNN_CUDA_MAX_ACC_BYTES);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
+    assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.ranges, 1); /* one row a warp at a time, a block per tile */
+    assert_int_equal(p.launch.units, 128 * 256 / (OPNN_CUDA_BLOCK / 32));
+    assert_int_equal(p.launch.grid_x, p.launch.units);
 
-    /* row_wide: 64 KB rows, shares of 4 rows (16384 rows on 4224 warps) */
+    /* row_wide: 64 KB rows, one row a group too */
     const int64_t wide[2] = {16384, 16384}, ax1[1] = {1};
     h200_launch(&p, 2, wide, 1, ax1, "f32");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_STREAM);
-    assert_true(p.launch.chunk >= 4096);
-    /* rows fewer than the grid's warps: a warp a row as before */
-    const int64_t wide4k[2] = {4096, 16384};
-    h200_launch(&p, 2, wide4k, 1, ax1, "f32");
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
     assert_int_equal(p.launch.ranges, 1);
 

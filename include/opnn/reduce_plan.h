@@ -71,14 +71,10 @@ typedef enum opnn_cuda_family {
     OPNN_FAMILY_OUTER_INNER, /* OUTER_INNER [R1, C, R2], blocks per output (split over R1) */
     OPNN_FAMILY_OUTER_INNER_GROUP, /* OUTER_INNER, `sub` lanes per output (many outputs) */
     OPNN_FAMILY_GENERIC,           /* any layout: `sub` lanes per output walk the merged dims */
-    OPNN_FAMILY_ROW_VEC,    /* ROW of contiguous rows of G = 2..32 16-byte vectors: a warp reads 32
-                               consecutive vectors, groups of G lanes reduce one row each; or
-                               MIDDLE slabs [R, B] of B = 2, 4 narrow columns, G = 2..128 vectors
-                               (`sub` is G) */
-    OPNN_FAMILY_ROW_STREAM, /* ROW of contiguous rows of at least 32 * OPNN_CUDA_UNROLL 16-byte
-                               vectors: the rows' vectors cut into an equal share a warp (`chunk`
-                               vectors, `units` shares), a row cut by a share boundary finished
-                               by the second of its two warps */
+    OPNN_FAMILY_ROW_VEC, /* ROW of contiguous rows of G = 2..32 16-byte vectors: a warp reads 32
+                            consecutive vectors, groups of G lanes reduce one row each; or
+                            MIDDLE slabs [R, B] of B = 2, 4 narrow columns, G = 2..128 vectors
+                            (`sub` is G) */
     OPNN_FAMILY_COUNT_
 } opnn_cuda_family;
 
@@ -91,9 +87,8 @@ typedef enum opnn_cuda_kernel {
     OPNN_KERNEL_ROW_TILE,
     OPNN_KERNEL_OUTER,
     OPNN_KERNEL_GENERIC,
-    OPNN_KERNEL_ROW_VEC,    /* groups of `sub` lanes per row, 16-byte vectors, rows contiguous */
-    OPNN_KERNEL_FULL,       /* one contiguous range, grid-stride, a partial per block */
-    OPNN_KERNEL_ROW_STREAM, /* an equal share of contiguous rows' vectors a warp */
+    OPNN_KERNEL_ROW_VEC, /* groups of `sub` lanes per row, 16-byte vectors, rows contiguous */
+    OPNN_KERNEL_FULL,    /* one contiguous range, grid-stride, a partial per block */
 } opnn_cuda_kernel;
 
 typedef struct opnn_launch {

@@ -1274,105 +1274,6 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
     }
 }
 
-/* --- ROW_STREAM: long contiguous rows as one stream, an equal share a warp ------------------ */
-
-struct rowstream_args {
-    const void *in;
-    void *out;
-    int64_t rows, kv; /* rows of kv 16-byte vectors (kv >= 32 * kUnroll), row i at i * kv */
-    int64_t chunk;    /* vectors a warp's share (>= kv: a row spans at most two shares) */
-    int64_t chunks;   /* shares: cdiv(rows * kv, chunk) */
-    int64_t red_n;
-    void *partials;     /* 2 a share boundary: the row it cuts, the part before and after */
-    unsigned *counters; /* 1 a share boundary, self-resetting */
-    int aligned;        /* in is 16-byte aligned: vector loads; else element loads */
-};
-
-/* Share w of the rows' vectors, [w * chunk, (w + 1) * chunk), walked by one warp 32 * kUnroll
- * vectors a step, kUnroll loads in flight a lane (as full_kernel); a row boundary falls in at
- * most one step (rows of at least 32 * kUnroll vectors), where the lanes fold the vectors past it
- * into the next row's accumulator, and the row that ended is reduced across the warp. Every warp
- * reads the same number of bytes, so none is left with a row or more after the others finish:
- * tiles of whole rows (seed_hw: 32768 rows on 3168 warps, 10.3 each) left the last row to a
- * third of the warps. A row cut by a share boundary is finished by the second of its two warps
- * to arrive, the part before combined with the part after (a fixed order). Offsets within a
- * share are 32-bit (the planner keeps shares under 2^31 vectors). */
-template <class Op>
-__global__ void __launch_bounds__(kBlock, kMinBlocks) row_stream_kernel(Op op, rowstream_args a)
-{
-    using T = typename Op::in_t;
-    using A = typename Op::acc_t;
-    using O = typename Op::out_t;
-    constexpr int V = 16 / sizeof(T);
-    constexpr int S = 32 * kUnroll;
-    O *out = static_cast<O *>(a.out);
-    A *parts = static_cast<A *>(a.partials);
-    const int lane = threadIdx.x & 31;
-    const int64_t total = a.rows * a.kv;
-    const int64_t nwarps = (int64_t)gridDim.x * (blockDim.x >> 5);
-    const int kv = (int)a.kv;
-
-    /* part `half` (0: before the boundary, 1: after) of row `row`, cut by boundary b: the
-     * second to arrive combines both in order (lane 0 only) */
-    auto cut = [&](A r, int64_t row, int64_t b, int half) {
-        if (lane != 0)
-            return;
-        parts[2 * b + half] = r;
-        __threadfence();
-        if (atomicAdd(a.counters + b, 1u) == 1u) {
-            atomicExch(a.counters + b, 0u);
-            __threadfence();
-            out[row] = op.finalize(op.combine(load_cg(parts + 2 * b), load_cg(parts + 2 * b + 1)),
-                                   a.red_n);
-        }
-    };
-
-    for (int64_t w = (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); w < a.chunks;
-         w += nwarps) {
-        const int64_t v0 = w * a.chunk;
-        const int n = (int)min(a.chunk, total - v0);
-        const T *src = static_cast<const T *>(a.in) + v0 * V;
-        int64_t row = v0 / a.kv;
-        int rb = (int)(row * a.kv - v0), re = rb + kv; /* the open row, from src */
-        A acc = op.identity(), accn = op.identity();
-        for (int base = 0; base < n; base += S) {
-            uint4 x[kUnroll];
-#pragma unroll
-            for (int u = 0; u < kUnroll; u++) {
-                const int j = base + lane + 32 * u;
-                if (j < n)
-                    x[u] = load_vec_any(src + (int64_t)j * V, a.aligned);
-            }
-#pragma unroll
-            for (int u = 0; u < kUnroll; u++) {
-                const int j = base + lane + 32 * u;
-                if (j < n) {
-                    if (j < re)
-                        acc = fold_vec(op, acc, x[u], (int64_t)(j - rb) * V);
-                    else
-                        accn = fold_vec(op, accn, x[u], (int64_t)(j - re) * V);
-                }
-            }
-            if (re <= min(base + S, n)) { /* the row ends in this step (warp-uniform) */
-                const A r = group_reduce(op, acc, 32);
-                if (rb >= 0) {
-                    if (lane == 0)
-                        out[row] = op.finalize(r, a.red_n);
-                } else {
-                    cut(r, row, w, 1); /* the part after boundary w */
-                }
-                acc = accn;
-                accn = op.identity();
-                row++;
-                rb = re;
-                re += kv;
-            }
-        }
-        if (rb < n) /* the row the next share finishes (chunk >= kv: it began here) */
-            cut(group_reduce(op, acc, 32), row, w + 1, 0);
-    }
-}
-
 /* --- the outer view [A, R, B], B contiguous ------------------------------------------------- */
 
 struct outer_args {
@@ -1931,29 +1832,6 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             inner_group_kernel<Op, kUnroll><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         break;
     }
-    case OPNN_KERNEL_ROW_STREAM: {
-        rowstream_args a;
-        a.in = in;
-        a.out = out;
-        a.rows = plan->a;
-        a.kv = plan->r / (16 / (int64_t)sizeof(T));
-        a.chunk = l.chunk;
-        a.chunks = l.units;
-        a.red_n = plan->red_numel;
-        a.partials = ws.partials;
-        a.counters = ws.counters;
-        a.aligned = ((uintptr_t)in & 15u) == 0;
-        if (a.kv < 32 * kUnroll || a.chunk < a.kv || a.chunk > INT32_MAX ||
-            a.kv * (int64_t)(16 / sizeof(T)) != plan->r) {
-            if (msg && msg_len)
-                snprintf(msg, msg_len,
-                         "CUDA reduce: ROW_STREAM shares of %lld vectors, rows of %lld",
-                         (long long)a.chunk, (long long)a.kv);
-            return OP_ERR_INTERNAL;
-        }
-        row_stream_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
-        break;
-    }
     case OPNN_KERNEL_FULL: {
         full_args a;
         a.in = in;
@@ -1987,10 +1865,10 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.aligned = ((uintptr_t)in & 15u) == 0;
         /* rows of 32 bytes or less from an aligned start: a thread folds whole packs from
          * registers (row_pack_kernel); else the tile kernel */
-        /* (as many threads as the tile grid's, in blocks of kBlock) */
+        /* (half the tile grid's blocks: 4 of kBlock an SM where the tile grid has 8 of 64) */
         if (a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
             launch_row_pack(op, a.k, in, out, a.rows, a.red_n,
-                            grid_for_op<Op>(cdiv_i64(l.grid_x * (int64_t)block.x, kBlock)), stream))
+                            grid_for_op<Op>(cdiv_i64(l.grid_x, 2)), stream))
             break;
         /* the planner's block (64 threads: 2 warps of two slices of up to 6.5 KB, 8 blocks an
          * SM); one slice a warp from an unaligned start */
