@@ -11,17 +11,20 @@
  *                       of several segments is walked as one flat sequence by all the block's
  *                       threads (walk_segments); one segment (or a chunk of one) is cut into
  *                       ranges that groups of `sub` lanes walk, `ranges` at once;
- *                       OPNN_CUDA_UNROLL 16-byte loads in flight either way; block tree; with a
- *                       split, the partial goes to the workspace and the last block to arrive (a
- *                       counter that resets itself) combines the partials in split order.
+ *                       OPNN_CUDA_UNROLL 16-byte loads in flight either way (twice that for
+ *                       grids of at most 2 blocks an SM: `ranges` 2 * OPNN_CUDA_UNROLL); block
+ *                       tree; with a split, the partial goes to the workspace and the last block
+ *                       to arrive (a counter that resets itself) combines the partials in split
+ *                       order.
  *   inner_group_kernel  same view, `sub` (1..32) lanes per output, `ranges` outputs in flight
  *                       per group (1: one row at a time, 4 vectors deep), a shuffle tree per
  *                       output. Rows of any alignment.
  *   row_vec_kernel      ROW of 2..32 whole 16-byte vectors, rows contiguous: a warp reads 32
  *                       consecutive vectors; groups of G lanes reduce a row each.
  *   row_tile_kernel     ROW of contiguous rows of K * size <= 512 bytes: warp tiles of whole rows
- *                       (packs of P rows that end on a 16-byte boundary) read with 16-byte loads
- *                       into shared memory, the next tile in flight; a lane or G lanes a row.
+ *                       (packs of P rows that end on a 16-byte boundary, up to 6.5 KB) copied
+ *                       into shared memory with cp.async, the next tile in flight while this
+ *                       one is reduced; a lane a row (tiles of 32 rows or more) or G lanes a row.
  *   outer_kernel        view [A, R, B], B contiguous: BX threads across B (VEC elements each), BY
  *                       across rows, rows split into slices combined like the inner split;
  *                       EXT: also R1 such views reduced ([R1, A, R, B]) and a warp a unit.
