@@ -786,7 +786,8 @@ __device__ __forceinline__ typename Op::acc_t tile_row_fold_vecs(const Op &op, c
  * boundary), folded by one lane from the 16-byte vectors that cover it: the first and the last
  * element by element where the row starts or ends inside them, the others whole, in order. Every
  * lane runs the same loop but for one trip, so a warp of lanes a row diverges only at the ends
- * (tile_row_fold_vecs with one lane a row tests every vector: twice the instructions). */
+ * (tile_row_fold_vecs with one lane a row tests every vector: about 20 PTX instructions a vector
+ * for f32 against 6.5 here). */
 template <class Op>
 __device__ __forceinline__ typename Op::acc_t tile_row_fold_lane(const Op &op, const uint4 *tile,
                                                                  int e0, int k)
