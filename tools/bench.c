@@ -56,6 +56,8 @@ typedef struct bench_result {
     double gbps;      /* (input + output bytes) / time */
     double fraction;  /* of the read ceiling */
     double size_gbps; /* the read kernel over the input's bytes (CUDA; 0 if not measured) */
+    double size_fraction; /* gbps / size_gbps: bytes counted as for the ceiling (input + output
+                             for the call, input for the read), only the reference differs */
     bool host_bound;  /* the hold timed out: some calls waited for the host (CUDA) */
     double host_us;   /* small cases: host loop, per call */
     int host_calls;   /* calls in that loop */
@@ -855,7 +857,7 @@ static void print_result(const bench_case *c, const bench_result *r, FILE *json,
                r->host_calls);
     } else if (r->size_gbps > 0) {
         printf("%-12s %-11s %-5s %10.1f us %8.0f GB/s %6.3f of ceiling %6.3f of read at size%s\n",
-               c->name, r->op, dt, r->time_us, r->gbps, r->fraction, r->gbps / r->size_gbps,
+               c->name, r->op, dt, r->time_us, r->gbps, r->fraction, r->size_fraction,
                r->host_bound ? " (host-bound: the hold timed out)" : "");
     } else {
         printf("%-12s %-11s %-5s %10.1f us %8.0f GB/s %6.3f of ceiling\n", c->name, r->op, dt,
@@ -866,9 +868,9 @@ static void print_result(const bench_case *c, const bench_result *r, FILE *json,
                 "%s\n    {\"case\": \"%s\", \"op\": \"%s\", \"device\": \"%s\", \"shape\": [%s], "
                 "\"axes\": \"%s\", \"dtype\": \"%s\", \"status\": %d, \"time_us\": %.3f, "
                 "\"gbps\": %.1f, \"fraction\": %.4f, \"host_loop_us\": %.3f, "
-                "\"size_read_gbps\": %.1f, \"host_bound\": %s}",
+                "\"size_read_gbps\": %.1f, \"size_fraction\": %.4f, \"host_bound\": %s}",
                 *first_json ? "" : ",", c->name, r->op, device, shape, axes, dt, r->status,
-                r->time_us, r->gbps, r->fraction, r->host_us, r->size_gbps,
+                r->time_us, r->gbps, r->fraction, r->host_us, r->size_gbps, r->size_fraction,
                 r->host_bound ? "true" : "false");
         *first_json = false;
     }
@@ -1085,6 +1087,8 @@ int opnn_tool_bench(int argc, char **argv)
             if (cuda) {
                 cuda_case(&env, c, &inp, ops[o], iters, warmup, &r);
                 r.size_gbps = size_gbps;
+                if (size_gbps > 0)
+                    r.size_fraction = r.gbps / size_gbps;
             } else
 #endif
                 cpu_case(&cenv, c, ops[o], iters, warmup, &r);

@@ -24,7 +24,10 @@ extern "C" {
 ///    (R1 slabs: launch.segs per slice); OUTER's launch.ranges 1 means a warp a unit.
 /// 5: MIDDLE plans of 2 or 4 columns narrower than a vector may get OPNN_KERNEL_ROW_VEC (each
 ///    contiguous [R, B] slab a row of `sub` vectors, B interleaved outputs).
-#define OP_ABI_VERSION 5u
+/// 6: ROW_TILE plans: launch.block 64, launch.tiles up to OPNN_CUDA_ROW_TILE_MAX_VEC vectors
+///    (dynamic shared memory, two tiles a warp), a lane a row while 32 rows fit; INNER_BLOCK's
+///    launch.ranges 2 * OPNN_CUDA_UNROLL: twice the loads in flight.
+#define OP_ABI_VERSION 6u
 
 /// Attribute value types.
 typedef enum op_attr_type {

@@ -26,7 +26,8 @@ extern "C" {
 /* Loads in flight per thread in every streaming loop (16 bytes each). The kernels and the
  * planner's tile sizes both use it. */
 #define OPNN_CUDA_UNROLL 4
-/* Threads per block of every family; the kernels are compiled for it (__launch_bounds__). */
+/* Threads per block of every family but ROW_TILE (OPNN_CUDA_ROW_TILE_BLOCK); the kernels are
+ * compiled for it (__launch_bounds__). */
 #define OPNN_CUDA_BLOCK 256
 /* Blocks of OPNN_CUDA_BLOCK threads each multiprocessor is guaranteed to hold at once: the
  * kernels are compiled with __launch_bounds__(256, 4), so at most 64 registers a thread. */
@@ -110,8 +111,9 @@ typedef struct opnn_launch {
     int sub;                /* lanes per range (INNER), per output (GENERIC), BX (OUTER) */
     int ranges;             /* INNER_BLOCK, INNER_GROUP: ranges (rows, segments, pieces) in
                                flight per group, each OPNN_CUDA_UNROLL / ranges vectors deep:
-                               1, 2 or OPNN_CUDA_UNROLL; OUTER: 1 for a warp a unit (sub < 32,
-                               split 1), else a block a unit */
+                               1, 2 or OPNN_CUDA_UNROLL; INNER_BLOCK also 2 * OPNN_CUDA_UNROLL:
+                               twice the loads in flight (at most 2 blocks an SM); OUTER: 1 for
+                               a warp a unit (sub < 32, split 1), else a block a unit */
     int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
     size_t partial_bytes;   /* partial results the launch writes and combines */
     size_t workspace_bytes; /* partial_bytes + counters */

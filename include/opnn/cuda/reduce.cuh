@@ -1708,13 +1708,13 @@ inline op_status launch_failed(char *msg, size_t msg_len, const opnn_reduce_plan
     return OP_ERR_DEVICE;
 }
 
-/* log2 of a power of two (lanes a row, as the row kernels shift by it) */
 /* ceil(a / b) for a >= 0, b > 0 (host) */
 inline int64_t cdiv_i64(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
 }
 
+/* log2 of a power of two (lanes a row, as the row kernels shift by it) */
 inline int log2_pow2(int g)
 {
     int l = 0;
@@ -1875,11 +1875,19 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
                             grid_for_op<Op>(cdiv_i64(l.grid_x, 2)), stream))
             break;
         /* the planner's block (64 threads: 2 warps of two slices of up to 6.5 KB, 8 blocks an
-         * SM); one slice a warp from an unaligned start */
-        row_tile_kernel<Op>
-            <<<grid_for_op<Op>(l.grid_x), block,
-               (size_t)(block.x / 32) * (size_t)a.tile_vec * 16 * (a.aligned ? 2 : 1), stream>>>(op,
-                                                                                                 a);
+         * SM); one slice a warp from an unaligned start. The kernel is compiled for kMinBlocks
+         * whatever the operator (not min_blocks), so no cap on the grid for wide accumulators:
+         * shared memory keeps 8 of these blocks an SM resident. */
+        const size_t smem = (size_t)(block.x / 32) * (size_t)a.tile_vec * 16 * (a.aligned ? 2 : 1);
+        if (a.tile_vec < 1 || smem > 48 * 1024) {
+            if (msg && msg_len)
+                snprintf(msg, msg_len,
+                         "CUDA reduce: ROW_TILE tiles of %d vectors in blocks of %u threads need "
+                         "%zu bytes of shared memory (48 KB at most)",
+                         a.tile_vec, block.x, smem);
+            return OP_ERR_INTERNAL;
+        }
+        row_tile_kernel<Op><<<grid_of(l.grid_x), block, smem, stream>>>(op, a);
         break;
     }
     case OPNN_KERNEL_OUTER: {
