@@ -52,16 +52,16 @@ typedef struct bench_case {
 
 typedef struct bench_result {
     const char *op;
-    double time_us;   /* median per call, event-timed (CUDA) or wall-clock (CPU) */
-    double gbps;      /* (input + output bytes) / time */
-    double fraction;  /* of the read ceiling */
-    double size_gbps; /* the read kernel over the input's bytes (CUDA; 0 if not measured) */
+    double time_us;       /* median per call, event-timed (CUDA) or wall-clock (CPU) */
+    double gbps;          /* (input + output bytes) / time */
+    double fraction;      /* of the read ceiling */
+    double size_gbps;     /* the read kernel over the input's bytes (CUDA; 0 if not measured) */
     double size_fraction; /* gbps / size_gbps: bytes counted as for the ceiling (input + output
                              for the call, input for the read), only the reference differs */
-    bool host_bound;  /* the hold timed out: some calls waited for the host (CUDA) */
-    double host_us;   /* small cases: host loop, per call */
-    int host_calls;   /* calls in that loop */
-    int status;       /* op_status of the first failure, 0 if none */
+    bool host_bound;      /* the hold timed out: some calls waited for the host (CUDA) */
+    double host_us;       /* small cases: host loop, per call */
+    int host_calls;       /* calls in that loop */
+    int status;           /* op_status of the first failure, 0 if none */
     char msg[256];
 } bench_result;
 
@@ -210,6 +210,17 @@ typedef struct cuda_env {
     double copy_gbps;
     int *hold; /* bench_cuda_hold's flags: mapped pinned host memory */
 } cuda_env;
+
+/* The stream and the hold flags, where made. */
+static void cuda_env_free(cuda_env *env)
+{
+    if (env->stream)
+        cudaStreamDestroy(env->stream);
+    if (env->hold)
+        cudaFreeHost(env->hold);
+    env->stream = NULL;
+    env->hold = NULL;
+}
 
 /* The longest a timed loop may take to enqueue before its hold lets the GPU start anyway. */
 #define BENCH_HOLD_MS 500.0
@@ -1020,6 +1031,7 @@ int opnn_tool_bench(int argc, char **argv)
             cudaHostAlloc((void **)&env.hold, 2 * sizeof(int), cudaHostAllocMapped) !=
                 cudaSuccess) {
             fprintf(stderr, "opnn bench: no usable CUDA device\n");
+            cuda_env_free(&env);
             if (json)
                 fclose(json);
             return 1;
@@ -1031,6 +1043,7 @@ int opnn_tool_bench(int argc, char **argv)
         printf("device: %s, %d SMs, %d MB L2, cc %d.%d\n", prop.name, prop.multiProcessorCount,
                l2 >> 20, prop.major, prop.minor);
         if (cuda_ceiling(&env) != 0) {
+            cuda_env_free(&env);
             if (json)
                 fclose(json);
             return 1;
@@ -1105,10 +1118,8 @@ int opnn_tool_bench(int argc, char **argv)
         fclose(json);
     }
 #if defined(OPNN_HAVE_CUDA)
-    if (cuda) {
-        cudaStreamDestroy(env.stream);
-        cudaFreeHost(env.hold);
-    }
+    if (cuda)
+        cuda_env_free(&env);
 #endif
     return failures ? 1 : 0;
 }
