@@ -833,7 +833,7 @@ static void reduce__bad_arguments_rejected(void **state)
 
     NEED_CUDA();
     CUDA_OK(cudaMalloc(&d, 4096 + 16));
-    CUDA_OK(cudaMalloc(&o, 64));
+    CUDA_OK(cudaMalloc(&o, 1024));
     assert_int_equal(opnn__reduce_plan_init(&plan, &req, msg, sizeof msg), OP_OK);
     /* no launch geometry yet */
     assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
@@ -865,7 +865,30 @@ static void reduce__bad_arguments_rejected(void **state)
     assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
                      OP_ERR_INTERNAL);
     assert_non_null(strstr(msg, "256 lanes a range in a block of 128 threads"));
+    /* a row tile plan (rows of 49: 392-vector tiles, two a warp from an aligned start) run with
+     * blocks of 256 threads would need 100 KB of shared memory: refused with the sizes, no
+     * launch failure; the planner's 64 threads run */
+    const int64_t rows49[2] = {64, 49};
+    opnn_reduce_request treq = {.op = "t",
+                                .ndim = 2,
+                                .shape = rows49,
+                                .axes = last,
+                                .num_axes = 1,
+                                .dtype = ts_dtype("f32")};
+    void *d49 = NULL;
+    CUDA_OK(cudaMalloc(&d49, 64 * 49 * 4));
+    assert_int_equal(opnn__reduce_plan_init(&plan, &treq, msg, sizeof msg), OP_OK);
+    assert_true(opnn__reduce_launch_family(&plan, &g_props, OPNN_FAMILY_ROW_TILE));
+    assert_int_equal(plan.launch.block, OPNN_CUDA_ROW_TILE_BLOCK);
+    plan.launch.block = 256;
+    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d49, o, NULL, &cs, msg, sizeof msg),
+                     OP_ERR_INTERNAL);
+    assert_non_null(strstr(msg, "ROW_TILE tiles of 392 vectors in blocks of 256 threads"));
+    plan.launch.block = OPNN_CUDA_ROW_TILE_BLOCK;
+    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d49, o, NULL, &cs, msg, sizeof msg),
+                     OP_OK);
     CUDA_OK(cudaDeviceSynchronize());
+    CUDA_OK(cudaFree(d49));
     opnn_cuda_state_destroy(cs);
     CUDA_OK(cudaFree(d));
     CUDA_OK(cudaFree(o));
