@@ -203,6 +203,11 @@ static const shape_case family_cases[] = {
      * 12 (tiles of 4 rounds of 32 rows, the last tile short) */
     {"row_tile_201", 2, S(1001, 201), S(0), false, 1, S(1), 0},
     {"row_tile_12_rounds", 2, S(4099, 12), S(0), false, 1, S(1), 0},
+    /* rows past 208 bytes from an aligned start (2 or 4 lanes a row, cp.async tiles): 16-byte
+     * chunks (f32 rows of 100), 8-byte chunks (f32 rows of 54), 2-byte rows from covering
+     * vectors (f16 rows of 127) */
+    {"row_tile_100", 2, S(1003, 100), S(0), false, 1, S(1), 0},
+    {"row_tile_54", 2, S(1001, 54), S(0), false, 1, S(1), 0},
     /* 68-byte f32 rows from covering vectors, 34-byte f16 rows as word pairs */
     {"row_tile_17", 2, S(5003, 17), S(0), false, 1, S(1), 0},
     /* 2-byte rows of 5 and 7: packs of 5 and 7 vectors through shared memory, a partial warp */
