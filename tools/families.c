@@ -5,7 +5,7 @@
  *
  *   opnn_families --shape 16,16777216 --axes 0 [--dtype f32] [--strides S] [--offset E]
  *                 [--op sum|mean|max|min|prod] [--family NAME|planner|all]
- *                 [--sub N] [--vec N] [--ranges N] [--reps N]
+ *                 [--sub N] [--vec N] [--ranges N] [--block N] [--grid N] [--reps N]
  *
  * Inputs of less than 1 MB are timed as a host loop of 10000 calls (the graph replays op_run
  * gets); larger ones as the best and the median of --reps event-timed calls. GB/s counts input
@@ -36,16 +36,20 @@ typedef struct fam_args {
     DLDataType dtype;
     opnn_reduce_kind kind;
     const char *family; /* NULL or "all": every family; "planner": the planner's only */
-    int sub, vec, ranges, reps;
+    int sub, vec, ranges, block, reps;
+    int64_t grid;
 } fam_args;
 
 static const char usage[] =
     "usage: opnn_families --shape D0,D1,.. [--axes A0,..] [--dtype f32|f16|bf16|f64|i32|i64]\n"
     "                     [--strides S0,S1,..] [--offset ELEMENTS] [--op sum|mean|max|min|prod]\n"
-    "                     [--family NAME|planner|all] [--sub N] [--vec N] [--ranges N] [--reps N]\n"
+    "                     [--family NAME|planner|all] [--sub N] [--vec N] [--ranges N]\n"
+    "                     [--block 64|128|192|256] [--grid N] [--reps N]\n"
     "Times the planner's CUDA family and every other family that serves the reduction (or the\n"
-    "one named); --sub, --vec and --ranges override those launch fields of every plan timed,\n"
-    "unchecked: a value its kernel does not support may compute garbage or fault.\n";
+    "one named); --sub, --vec, --ranges, --block and --grid override those launch fields of\n"
+    "every plan timed, unchecked: a value its kernel does not support may compute garbage or\n"
+    "fault (the launcher refuses some: a ROW_TILE block whose tiles pass 48 KB). --grid is not\n"
+    "applied to plans whose blocks write partials (their workspace is sized by the grid).\n";
 
 static double now_s(void)
 {
@@ -122,7 +126,13 @@ static int parse_args(int argc, char **argv, fam_args *a)
             bad = parse_int(v, 1, 16, &a->vec);
         else if (!strcmp(o, "--ranges"))
             bad = parse_int(v, 1, 64, &a->ranges);
-        else if (!strcmp(o, "--reps"))
+        else if (!strcmp(o, "--block"))
+            bad = parse_int(v, 64, 256, &a->block) || a->block % 64 != 0;
+        else if (!strcmp(o, "--grid")) {
+            int g;
+            bad = parse_int(v, 1, 0x7fffffff, &g);
+            a->grid = g;
+        } else if (!strcmp(o, "--reps"))
             bad = parse_int(v, 1, 10000, &a->reps);
         else {
             fprintf(stderr, "opnn_families: unknown option %s\n%s", o, usage);
@@ -312,6 +322,13 @@ int main(int argc, char **argv)
             plan.launch.vec = a.vec;
         if (a.ranges)
             plan.launch.ranges = a.ranges;
+        if (a.block)
+            plan.launch.block = a.block;
+        if (a.grid && plan.launch.workspace_bytes == 0)
+            plan.launch.grid_x = a.grid;
+        else if (a.grid)
+            printf("(--grid not applied to %s: its blocks write partials)\n",
+                   opnn__cuda_family_name(plan.launch.family));
         time_plan(&a, &plan, &b, family < 0 ? "planner" : "forced", in_bytes, out_bytes);
         timed++;
     }
