@@ -305,7 +305,8 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
     l->units = v->c * split;
     l->grid_x = grid_for(l->units, (chunk ? chunk : v->k * segs) * (int64_t)es, slots);
     /* a block a unit and at most two an SM: twice the loads in flight a thread (the kernel's
-     * DEPTH 2), or such grids (bn_nhw: 256 blocks) have too few bytes in flight to stream */
+     * DEPTH 2), or such grids have too few bytes in flight to stream: bn_nhw (256 blocks) 97.8
+     * us against 102.0, [64, 256, 128, 128] over (0, 2, 3) 244.8 against 249.5 (H200) */
     if (l->grid_x == l->units && l->units <= 2 * (int64_t)props->sm_count &&
         (chunk ? chunk : v->k * segs) * (int64_t)es >= 16 * 2 * OPNN_CUDA_UNROLL * OPNN_CUDA_BLOCK)
         l->ranges = 2 * OPNN_CUDA_UNROLL;
@@ -416,8 +417,10 @@ static bool row_tile_serves(const opnn_reduce_plan *p, const inner_view *v)
  * (a round is a whole number of packs: packs are 1-8 rows, a round 8-32). A lane a row folds
  * from shared memory with the fewest instructions (tile_row_fold_lane); rows of 49 f32 with 4
  * lanes a row and 8-row tiles issued an instruction 0.78 of the cycles on each scheduler and read
- * 0.85 of the ceiling (H200, ncu). Blocks of 2 warps, two tiles of up to 6.5 KB a warp (one in
- * flight while the other is reduced), 8 blocks an SM. */
+ * 0.85 of the ceiling (H200, ncu); so, with cp.async tiles: 0.913-0.920, rows of 33 0.852 ->
+ * 0.918, of 100 0.885 -> 0.923, f16 rows of 49 0.725 -> 0.903 (but f32 rows of 127, 4 lanes a
+ * row, 0.894 -> 0.882). Blocks of 2 warps, two tiles of up to 6.5 KB a warp (one in flight while
+ * the other is reduced), 8 blocks an SM. */
 static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, const inner_view *v)
 {
     opnn_launch *l = &p->launch;
