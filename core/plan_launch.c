@@ -258,7 +258,7 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
     int64_t vec = (int64_t)(16 / es), nvec = cdiv(v->k, vec);
     int64_t seg_bytes = v->k * (int64_t)es;
     int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
-    int64_t split = 1, chunk = 0, segs = v->r1;
+    int64_t split = 1, chunk = 0, segs = v->r1, unit_bytes;
 
     launch_reset(l, family, OPNN_KERNEL_INNER_BLOCK);
     l->vec = (int)vec;
@@ -303,12 +303,13 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
     l->chunk = chunk;
     l->segs = segs;
     l->units = v->c * split;
-    l->grid_x = grid_for(l->units, (chunk ? chunk : v->k * segs) * (int64_t)es, slots);
+    unit_bytes = (chunk ? chunk : v->k * segs) * (int64_t)es;
+    l->grid_x = grid_for(l->units, unit_bytes, slots);
     /* a block a unit and at most two an SM: twice the loads in flight a thread (the kernel's
      * DEPTH 2), or such grids have too few bytes in flight to stream: bn_nhw (256 blocks) 97.8
      * us against 102.0, [64, 256, 128, 128] over (0, 2, 3) 244.8 against 249.5 (H200) */
     if (l->grid_x == l->units && l->units <= 2 * (int64_t)props->sm_count &&
-        (chunk ? chunk : v->k * segs) * (int64_t)es >= 16 * 2 * OPNN_CUDA_UNROLL * OPNN_CUDA_BLOCK)
+        unit_bytes >= 16 * 2 * OPNN_CUDA_UNROLL * OPNN_CUDA_BLOCK)
         l->ranges = 2 * OPNN_CUDA_UNROLL;
     if (split > 1)
         launch_workspace(l, v->c * split, v->c);

@@ -234,6 +234,47 @@ static void cuda_env_free(cuda_env *env)
         }                                                                                          \
     } while (0)
 
+/* The median of the n intervals between ev[0], ..., ev[n] (recorded on one stream), in seconds;
+ * t holds n. */
+static cudaError_t event_median(cudaEvent_t *ev, double *t, int n, double *sec)
+{
+    cudaError_t e = cudaEventSynchronize(ev[n]);
+    for (int i = 0; i < n && e == cudaSuccess; i++) {
+        float ms;
+        e = cudaEventElapsedTime(&ms, ev[i], ev[i + 1]);
+        t[i] = ms * 1e-3;
+    }
+    if (e == cudaSuccess)
+        *sec = median(t, n);
+    return e;
+}
+
+/* The read kernel (variant, blocks) over the first `bytes` (rounded down to 16) of bufs[i %
+ * nbuf] for call i: 3 calls of warm-up, then iters held back to back (ev: iters + 1 events, t:
+ * iters); *gbps from the median. */
+static cudaError_t time_read(const cuda_env *env, void *const *bufs, int nbuf, size_t bytes,
+                             int blocks, int variant, void *sink, int iters, cudaEvent_t *ev,
+                             double *t, double *gbps)
+{
+    double sec = 0;
+    for (int w = 0; w < 3; w++)
+        bench_cuda_read(bufs[w % nbuf], bytes, blocks, variant, sink, env->stream);
+    cudaError_t e = (cudaError_t)bench_cuda_hold(env->stream, env->hold, BENCH_HOLD_MS);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(ev[0], env->stream);
+    for (int i = 0; i < iters && e == cudaSuccess; i++) {
+        e = (cudaError_t)bench_cuda_read(bufs[i % nbuf], bytes, blocks, variant, sink, env->stream);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(ev[i + 1], env->stream);
+    }
+    bench_cuda_release(env->hold);
+    if (e == cudaSuccess)
+        e = event_median(ev, t, iters, &sec);
+    if (e == cudaSuccess)
+        *gbps = (double)(bytes / 16 * 16) / sec * 1e-9;
+    return e;
+}
+
 /* The read ceiling: the streaming-read kernel over 1 GiB, the median of 30 after warm-up, the
  * best of its variants (4 or 8 loads in flight, chunked or grid-stride) at 2, 4 and 8 blocks
  * of 256 threads per SM; and a device-to-device copy of 512 MiB. */
@@ -255,25 +296,8 @@ static int cuda_ceiling(cuda_env *env)
     for (int variant = 0; variant < BENCH_CUDA_READ_VARIANTS; variant++) {
         for (int per_sm = 2; per_sm <= 8; per_sm *= 2) {
             int blocks = env->sm_count * per_sm;
-            for (int w = 0; w < 3; w++)
-                bench_cuda_read(buf, bytes, blocks, variant, sink, env->stream);
-            cudaError_t e = (cudaError_t)bench_cuda_hold(env->stream, env->hold, BENCH_HOLD_MS);
-            if (e == cudaSuccess)
-                e = cudaEventRecord(ev[0], env->stream);
-            for (int i = 0; i < 30 && e == cudaSuccess; i++) {
-                e = (cudaError_t)bench_cuda_read(buf, bytes, blocks, variant, sink, env->stream);
-                if (e == cudaSuccess)
-                    e = cudaEventRecord(ev[i + 1], env->stream);
-            }
-            bench_cuda_release(env->hold);
-            CU(e, out);
-            CU(cudaEventSynchronize(ev[30]), out);
-            for (int i = 0; i < 30; i++) {
-                float ms;
-                CU(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), out);
-                t[i] = ms * 1e-3;
-            }
-            double gbps = (double)bytes / median(t, 30) * 1e-9;
+            double gbps = 0;
+            CU(time_read(env, &buf, 1, bytes, blocks, variant, sink, 30, ev, t, &gbps), out);
             printf("read kernel variant %d, %5d blocks x 256: %.0f GB/s\n", variant, blocks, gbps);
             if (gbps > env->read_gbps)
                 env->read_gbps = gbps;
@@ -292,13 +316,9 @@ static int cuda_ceiling(cuda_env *env)
                out);
             CU(cudaEventRecord(ev[i + 1], env->stream), out);
         }
-        CU(cudaEventSynchronize(ev[20]), out);
-        for (int i = 0; i < 20; i++) {
-            float ms;
-            CU(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), out);
-            t[i] = ms * 1e-3;
-        }
-        env->copy_gbps = 2.0 * (double)half / median(t, 20) * 1e-9;
+        double sec = 0;
+        CU(event_median(ev, t, 20, &sec), out);
+        env->copy_gbps = 2.0 * (double)half / sec * 1e-9;
     }
     printf("read ceiling: %.0f GB/s; device-to-device copy: %.0f GB/s (read + write)\n\n",
            env->read_gbps, env->copy_gbps);
@@ -380,27 +400,10 @@ static double cuda_read_at(const cuda_env *env, const cuda_inputs *inp, size_t b
                 blocks = (n16 + 255) / 256;
             if (per_sm > 1 && blocks < (int64_t)env->sm_count * per_sm / 2)
                 break; /* the same grid as the smaller per_sm */
-            for (int w = 0; w < 3; w++)
-                bench_cuda_read(inp->in[w % inp->nbuf], bytes, (int)blocks, variant, sink,
-                                env->stream);
-            cudaError_t e = (cudaError_t)bench_cuda_hold(env->stream, env->hold, BENCH_HOLD_MS);
-            if (e == cudaSuccess)
-                e = cudaEventRecord(ev[0], env->stream);
-            for (int i = 0; i < iters && e == cudaSuccess; i++) {
-                e = (cudaError_t)bench_cuda_read(inp->in[i % inp->nbuf], bytes, (int)blocks,
-                                                 variant, sink, env->stream);
-                if (e == cudaSuccess)
-                    e = cudaEventRecord(ev[i + 1], env->stream);
-            }
-            bench_cuda_release(env->hold);
-            CU(e, out);
-            CU(cudaEventSynchronize(ev[iters]), out);
-            for (int i = 0; i < iters; i++) {
-                float ms;
-                CU(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), out);
-                t[i] = ms * 1e-3;
-            }
-            const double gbps = (double)(n16 * 16) / median(t, iters) * 1e-9;
+            double gbps = 0;
+            CU(time_read(env, inp->in, inp->nbuf, bytes, (int)blocks, variant, sink, iters, ev, t,
+                         &gbps),
+               out);
             if (gbps > best)
                 best = gbps;
         }
@@ -502,14 +505,12 @@ static void cuda_case(const cuda_env *env, const bench_case *c, const cuda_input
         snprintf(r->msg, sizeof r->msg, "%s", op_context_error(ctx));
         goto out;
     }
-    CU(cudaEventSynchronize(ev[iters]), out);
-    r->host_bound = *(volatile int *)&env->hold[1] != 0;
-    for (int i = 0; i < iters; i++) {
-        float ms;
-        CU(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), out);
-        t[i] = ms * 1e-3;
+    {
+        double sec = 0;
+        CU(event_median(ev, t, iters, &sec), out);
+        r->host_bound = *(volatile int *)&env->hold[1] != 0;
+        r->time_us = sec * 1e6;
     }
-    r->time_us = median(t, iters) * 1e6;
     r->gbps =
         (double)(in_bytes + (size_t)nout * tool_dtype_size(y.dtype)) / (r->time_us * 1e-6) * 1e-9;
     r->fraction = env->read_gbps > 0 ? r->gbps / env->read_gbps : 0;

@@ -1708,12 +1708,6 @@ inline op_status launch_failed(char *msg, size_t msg_len, const opnn_reduce_plan
     return OP_ERR_DEVICE;
 }
 
-/* ceil(a / b) for a >= 0, b > 0 (host) */
-inline int64_t cdiv_i64(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 /* log2 of a power of two (lanes a row, as the row kernels shift by it) */
 inline int log2_pow2(int g)
 {
@@ -1868,11 +1862,11 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.chunk /= 2;
         a.aligned = ((uintptr_t)in & 15u) == 0;
         /* rows of 32 bytes or less from an aligned start: a thread folds whole packs from
-         * registers (row_pack_kernel); else the tile kernel */
-        /* (half the tile grid's blocks: 4 of kBlock an SM where the tile grid has 8 of 64) */
+         * registers (row_pack_kernel), in half the tile grid's blocks (4 of kBlock an SM where
+         * the tile grid has 8 of 64); else the tile kernel */
         if (a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
-            launch_row_pack(op, a.k, in, out, a.rows, a.red_n,
-                            grid_for_op<Op>(cdiv_i64(l.grid_x, 2)), stream))
+            launch_row_pack(op, a.k, in, out, a.rows, a.red_n, grid_for_op<Op>((l.grid_x + 1) / 2),
+                            stream))
             break;
         /* the planner's block (64 threads: 2 warps of two slices of up to 6.5 KB, 8 blocks an
          * SM); one slice a warp from an unaligned start. The kernel is compiled for kMinBlocks
