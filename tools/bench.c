@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #if defined(_OPENMP)
@@ -137,13 +136,6 @@ static double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* True if op has an integer attribute "axis" and no "axes" (ArgMax, ArgMin). */
@@ -472,8 +464,8 @@ static void cuda_case(const cuda_env *env, const bench_case *c, const cuda_input
     /* warm-up: `warmup` calls and at least 20 ms of them, so that the clocks have settled
      * after the buffers were filled (a first op timed after 5 calls read up to 7% slower) */
     {
-        const double w0 = now_s();
-        for (int i = 0; st == OP_OK && (i < warmup || now_s() - w0 < 0.02); i++) {
+        const double w0 = tool_now_s();
+        for (int i = 0; st == OP_OK && (i < warmup || tool_now_s() - w0 < 0.02); i++) {
             x.data = in[i % nbuf];
             if (nbuf > 1)
                 st = op_context_set_input(ctx, 0, &x);
@@ -516,11 +508,11 @@ static void cuda_case(const cuda_env *env, const bench_case *c, const cuda_input
     r->fraction = env->read_gbps > 0 ? r->gbps / env->read_gbps : 0;
 
     if (c->small) {
-        double t0 = now_s();
+        double t0 = tool_now_s();
         for (int i = 0; i < BENCH_HOST_LOOP && st == OP_OK; i++)
             st = op_run(op, ctx);
         CU(cudaStreamSynchronize(env->stream), out);
-        r->host_us = (now_s() - t0) / BENCH_HOST_LOOP * 1e6;
+        r->host_us = (tool_now_s() - t0) / BENCH_HOST_LOOP * 1e6;
         r->host_calls = BENCH_HOST_LOOP;
         if (st != OP_OK) {
             r->status = st;
@@ -661,7 +653,7 @@ static volatile uint64_t bench_cpu_sink;
 static double cpu_read_pass(const uint64_t *words, size_t n, int avx2_streams)
 {
     uint64_t total = 0;
-    double t0 = now_s();
+    double t0 = tool_now_s();
 #if defined(_OPENMP)
 #pragma omp parallel reduction(+ : total)
 #endif
@@ -680,7 +672,7 @@ static double cpu_read_pass(const uint64_t *words, size_t n, int avx2_streams)
 #endif
             total += cpu_read_plain(p, slice);
     }
-    double dt = now_s() - t0;
+    double dt = tool_now_s() - t0;
     bench_cpu_sink += total;
     return dt;
 }
@@ -805,11 +797,11 @@ static void cpu_case(const cpu_env *env, const bench_case *c, const char *op, in
         x.data = in[i % nbuf];
         if (nbuf > 1)
             st = op_context_set_input(ctx, 0, &x);
-        double t0 = now_s();
+        double t0 = tool_now_s();
         if (st == OP_OK)
             st = op_run(op, ctx);
         if (i >= warmup)
-            t[i - warmup] = now_s() - t0;
+            t[i - warmup] = tool_now_s() - t0;
     }
     if (st != OP_OK) {
         r->status = st;
@@ -822,14 +814,14 @@ static void cpu_case(const cpu_env *env, const bench_case *c, const char *op, in
     r->fraction = env->read_gbps > 0 ? r->gbps / env->read_gbps : 0;
     if (c->small) {
         /* the host loop, cut short after 2 s on a slow CPU */
-        double t0 = now_s(), dt = 0;
+        double t0 = tool_now_s(), dt = 0;
         int done = 0;
         for (; done < BENCH_HOST_LOOP && st == OP_OK && dt < 2.0; done++) {
             st = op_run(op, ctx);
             if ((done & 63) == 63)
-                dt = now_s() - t0;
+                dt = tool_now_s() - t0;
         }
-        r->host_us = (now_s() - t0) / (done ? done : 1) * 1e6;
+        r->host_us = (tool_now_s() - t0) / (done ? done : 1) * 1e6;
         r->host_calls = done;
     }
 out:

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tool.h"
 
@@ -50,13 +49,6 @@ static const char usage[] =
     "every plan timed, unchecked: a value its kernel does not support may compute garbage or\n"
     "fault (the launcher refuses some: a ROW_TILE block whose tiles pass 48 KB). --grid is not\n"
     "applied to plans whose blocks write partials (their workspace is sized by the grid).\n";
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -210,11 +202,11 @@ static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam
         return;
     }
     if (in_bytes < FAM_SMALL_BYTES) {
-        double t0 = now_s();
+        double t0 = tool_now_s();
         for (int k = 0; k < FAM_HOST_LOOP; k++)
             opnn_cuda_reduce(plan, a->kind, in, b->out, b->stream, &cs, msg, sizeof msg);
         cudaStreamSynchronize(b->stream);
-        printf("%8.2f us a call (host loop)\n", (now_s() - t0) / FAM_HOST_LOOP * 1e6);
+        printf("%8.2f us a call (host loop)\n", (tool_now_s() - t0) / FAM_HOST_LOOP * 1e6);
     } else {
         float *ms = malloc((size_t)a->reps * sizeof *ms);
         if (!ms) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* --- random numbers --- */
 
@@ -93,6 +94,13 @@ static const struct {
     {"f16", "float16", kDLFloat, 16}, {"bf16", "bfloat16", kDLBfloat, 16},
     {"i32", "int32", kDLInt, 32},     {"i64", "int64", kDLInt, 64},
 };
+
+double tool_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* "128,256,56,56" -> v; "" is an empty list. */
 bool tool_parse_ints(const char *s, int64_t *v, size_t cap, size_t *n)

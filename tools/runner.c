@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #if defined(OPNN_HAVE_CUDA)
 #include <cuda_runtime_api.h>
@@ -106,13 +105,6 @@ static bool dev_sync(void)
     }
 #endif
     return true;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 tool_input *tool_input_create(const tool_case *c)
@@ -268,10 +260,10 @@ static double time_runs(const char *op, op_context *ctx, DLDeviceType dev, int i
             continue;
         }
 #endif
-        double t0 = now_s();
+        double t0 = tool_now_s();
         if (run_once(op, ctx, dev) != OP_OK)
             goto out_free;
-        t[i] = now_s() - t0;
+        t[i] = tool_now_s() - t0;
     }
     qsort(t, (size_t)iters, sizeof *t, cmp_double);
     median = iters % 2 ? t[iters / 2] : 0.5 * (t[iters / 2 - 1] + t[iters / 2]);

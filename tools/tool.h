@@ -31,6 +31,8 @@ double tool_rng_uniform(tool_rng *r); /* [0, 1) */
 /* Parses "f32" "f64" "f16" "bf16" "i32" "i64" (also "float32", "int64" ...). */
 /* "128,256,56,56" -> v (at most cap values, *n set); "" is an empty list. */
 bool tool_parse_ints(const char *s, int64_t *v, size_t cap, size_t *n);
+/* Seconds on the monotonic clock. */
+double tool_now_s(void);
 bool tool_dtype_parse(const char *s, DLDataType *out);
 /* "f32" ...; "u8", "dt(code,bits,lanes)" for others. Returns buf or a static string. */
 const char *tool_dtype_name(DLDataType t, char *buf, size_t len);
