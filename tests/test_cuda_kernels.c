@@ -213,6 +213,10 @@ static const shape_case family_cases[] = {
     /* 2-byte rows of 5 and 7: packs of 5 and 7 vectors through shared memory, a partial warp */
     {"row_pack_7", 2, S(20011, 7), S(0), false, 1, S(1), 0},
     {"row_pack_5", 2, S(8 * 32 * 3 + 77, 5), S(0), false, 1, S(1), 0},
+    /* more groups than the grid's threads (528 blocks on an H200): 2 or 4 groups a thread in
+     * flight, the last ones past the end */
+    {"row_pack_deep2", 2, S(1200007, 2), S(0), false, 1, S(1), 0},
+    {"row_pack_deep3", 2, S(900001, 3), S(0), false, 1, S(1), 0},
     {"row_mid", 2, S(2000, 256), S(0), false, 1, S(1), 0},
     {"row_long", 2, S(37, 20011), S(0), false, 1, S(1), 0},
     {"row_few_long", 2, S(3, 100003), S(0), false, 1, S(1), 0},
@@ -222,6 +226,10 @@ static const shape_case family_cases[] = {
     {"col_wide_offset", 2, S(97, 1024), S(0), false, 1, S(0), 2},
     {"col_narrow", 2, S(20001, 5), S(0), false, 1, S(0), 0},
     {"col_narrow16", 2, S(20000, 16), S(0), false, 1, S(0), 0},
+    /* a split of 136 slices (68 for f16): the last block's combine 8 loads deep, 16-byte loads
+     * of 4 or 2 columns (aligned) or one (offset) */
+    {"col_split_deep", 2, S(70001, 128), S(0), false, 1, S(0), 0},
+    {"col_split_deep_offset", 2, S(70001, 128), S(0), false, 1, S(0), 1},
     {"col_tiny_r", 2, S(7, 30001), S(0), false, 1, S(0), 0},
     {"col_r3", 2, S(3, 30001), S(0), false, 1, S(0), 0},
     {"col_r2_vec", 2, S(2, 40000), S(0), false, 1, S(0), 0},

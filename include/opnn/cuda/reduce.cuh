@@ -17,8 +17,8 @@
  *                       to arrive (a counter that resets itself) combines the partials in split
  *                       order.
  *   inner_group_kernel  same view, `sub` (1..32) lanes per output, `ranges` outputs in flight
- *                       per group (1: one row at a time, 4 vectors deep), a shuffle tree per
- *                       output. Rows of any alignment.
+ *                       per group (1: one row at a time, 4 vectors deep; 2 * OPNN_CUDA_UNROLL:
+ *                       one row, 8 deep), a shuffle tree per output. Rows of any alignment.
  *   row_vec_kernel      ROW of 2..32 whole 16-byte vectors, rows contiguous: a warp reads 32
  *                       consecutive vectors; groups of G lanes reduce a row each.
  *   row_tile_kernel     ROW of contiguous rows of K * size <= 512 bytes: warp tiles of whole rows
@@ -57,6 +57,8 @@ constexpr int kBlock = OPNN_CUDA_BLOCK;
 constexpr int kUnroll = OPNN_CUDA_UNROLL;
 constexpr int kMinBlocks = OPNN_CUDA_BLOCKS_PER_SM;
 constexpr int kMinBlocksInner = OPNN_CUDA_BLOCKS_PER_SM_INNER;
+/* Loads in flight a thread in the last block's combine of a split's partials. */
+constexpr int kCombineDepth = 8;
 /* Longest range walk_ranges takes, in elements (its vector counts are ints). */
 constexpr int64_t kMaxRange = OPNN_CUDA_MAX_RANGE;
 /* Most elements one block's flat walk over several segments takes (its counts are ints). */
@@ -115,6 +117,20 @@ template <class A> __device__ __forceinline__ A load_cg(const A *p)
     A r;
     memcpy(&r, w, sizeof(A));
     return r;
+}
+
+/* CV consecutive accumulators from L2, in one 16-byte load where they make 16 bytes (p then
+ * 16-byte aligned). */
+template <class A, int CV> __device__ __forceinline__ void load_cg_n(const A *p, A (&r)[CV])
+{
+    if constexpr (CV * sizeof(A) == 16) {
+        const uint4 w = __ldcg(reinterpret_cast<const uint4 *>(p));
+        memcpy(r, &w, 16);
+    } else {
+#pragma unroll
+        for (int i = 0; i < CV; i++)
+            r[i] = load_cg(p + i);
+    }
 }
 
 /* A streaming store (st.global.cs) of an output written once and not read back: ROW_VEC's
@@ -642,10 +658,11 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1 ? 2 : min_blocks<Op>(kMinBlo
     }
 }
 
-/* U rows in flight per group, each walked kUnroll / U vectors deep: kUnroll loads in flight a
- * lane either way. U = 4 keeps 4 rows open per group; U = 1 reads one row at a time, so the
- * whole grid has 4x fewer rows open (a smaller window of memory) at the same depth. */
-template <class Op, int U>
+/* U rows in flight per group, each walked D vectors deep (kUnroll / U: kUnroll loads in flight
+ * a lane either way). U = 4 keeps 4 rows open per group; U = 1 reads one row at a time, so the
+ * whole grid has 4x fewer rows open (a smaller window of memory) at the same depth; U = 1 with
+ * D = 2 * kUnroll doubles the loads in flight on that window. */
+template <class Op, int U, int D = kUnroll / U>
 __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
     inner_group_kernel(Op op, inner_args a)
 {
@@ -677,7 +694,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocksInner))
                 n[u] = ok ? a.k : 0;
                 idx[u] = r1 * a.k;
             }
-            walk_ranges<Op, U, kUnroll / U>(op, p, n, idx, lane, G, acc);
+            walk_ranges<Op, U, D>(op, p, n, idx, lane, G, acc);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
@@ -996,7 +1013,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
  * of rows), loads its M * NV vectors at once and folds each row from registers, so no shared
  * memory step and no per-element index arithmetic remain (the tile kernel's reads from shared
  * memory cost more than the loads here: [89478485, 3] f32 4262 GB/s against 3638, f16 rows of
- * 3 4252 against 2549, H200). Groups past rows / (P * M) are taken by block 0, a row a thread. */
+ * 3 4252 against 2549, H200). D groups a thread are in flight at once, `stride` groups apart (each
+ * load instruction of a warp still reads 32 consecutive runs). Groups past rows / (P * M) are
+ * taken by block 0, a row a thread. */
 template <class T, int K> struct row_pack_shape {
     static constexpr int B = K * (int)sizeof(T);
     static constexpr int GCD = B % 16 == 0 ? 16 : B % 8 == 0 ? 8 : B % 4 == 0 ? 4 : 2;
@@ -1008,7 +1027,7 @@ template <class T, int K> struct row_pack_shape {
     static constexpr int RV = NV * M, RR = P * M; /* vectors and rows a thread */
 };
 
-template <class Op, int K>
+template <class Op, int K, int D>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
     row_pack_kernel(Op op, const void *in_, void *out_, int64_t rows, int64_t red_n)
 {
@@ -1081,16 +1100,23 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
                 fold_store(g0 + lane, v);
         }
     } else {
-        for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += stride) {
-            uint4 v[S::RV];
+        for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+             g += D * stride) {
+            uint4 v[D][S::RV];
             /* each instruction reads one vector of every lane's run, so the sectors it leaves
              * are the next instructions': loads that allocate in L1 (ld.global.cs), not
              * load_vec's no_allocate, which fetched each sector from L2 twice ([89478485, 3]
              * f32 3680 GB/s against 4262, H200) */
 #pragma unroll
-            for (int j = 0; j < S::RV; j++)
-                v[j] = __ldcs(in + g * S::RV + j);
-            fold_store(g, v);
+            for (int d = 0; d < D; d++)
+                if (d == 0 || g + d * stride < groups)
+#pragma unroll
+                    for (int j = 0; j < S::RV; j++)
+                        v[d][j] = __ldcs(in + (g + d * stride) * S::RV + j);
+#pragma unroll
+            for (int d = 0; d < D; d++)
+                if (d == 0 || g + d * stride < groups)
+                    fold_store(g + d * stride, v[d]);
         }
     }
     if (blockIdx.x == 0) { /* rows past the last whole group */
@@ -1114,23 +1140,33 @@ constexpr int kRowPackMaxVec = 8;
 
 /* Launches row_pack_kernel for rows of k elements if there is one (k = 2..kRowPackMaxBytes /
  * size, packs of at most kRowPackMaxVec vectors); false if not. At most max_grid blocks,
- * grid-stride beyond. */
+ * grid-stride beyond; `depth` groups a thread in flight (1, 2 or 4), cut to 8 vectors of loads
+ * and to 1 where a warp's groups go through shared memory (RV > 4). */
 template <class Op, int K = 2>
 bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t rows,
-                     int64_t red_n, int64_t max_grid, cudaStream_t stream)
+                     int64_t red_n, int64_t max_grid, int depth, cudaStream_t stream)
 {
     using T = typename Op::in_t;
     using S = row_pack_shape<T, K>;
     if constexpr (K * sizeof(T) > (sizeof(T) == 8 ? 16 : kRowPackMaxBytes)) {
         return false;
     } else if (k != K) {
-        return launch_row_pack<Op, K + 1>(op, k, in, out, rows, red_n, max_grid, stream);
+        return launch_row_pack<Op, K + 1>(op, k, in, out, rows, red_n, max_grid, depth, stream);
     } else if constexpr (S::NV > kRowPackMaxVec) {
         return false;
     } else {
         int64_t grid = (rows / S::RR + kBlock - 1) / kBlock;
         grid = grid < 1 ? 1 : grid > max_grid ? max_grid : grid;
-        row_pack_kernel<Op, K><<<(unsigned)grid, kBlock, 0, stream>>>(op, in, out, rows, red_n);
+        const int d = S::RV > 4 ? 1 : depth >= 4 && 4 * S::RV <= 8 ? 4 : depth >= 2 ? 2 : 1;
+        if (d == 4)
+            row_pack_kernel<Op, K, (S::RV <= 2 ? 4 : 1)>
+                <<<(unsigned)grid, kBlock, 0, stream>>>(op, in, out, rows, red_n);
+        else if (d == 2)
+            row_pack_kernel<Op, K, (S::RV <= 4 ? 2 : 1)>
+                <<<(unsigned)grid, kBlock, 0, stream>>>(op, in, out, rows, red_n);
+        else
+            row_pack_kernel<Op, K, 1>
+                <<<(unsigned)grid, kBlock, 0, stream>>>(op, in, out, rows, red_n);
         return true;
     }
 }
@@ -1460,29 +1496,63 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
         if (!arrive_last(p.counters + ai * p.tiles + tile, (unsigned)p.split, &s_last))
             continue;
 
-        /* the last block: each column's slices in order; J threads per column when the tile
-         * has fewer columns than the block has threads */
-        const int64_t cols = min(W, (int64_t)blockDim.x);
+        /* the last block: each column's slices in order. A thread takes CV columns a load (16
+         * bytes) and every J-th slice, kCombineDepth loads in flight, then a tree over the J
+         * threads of a column in order. Here the block's other work is done: this is the tail
+         * of the launch, bound by round trips to L2 (one 4-byte load at a time took 127 in a
+         * row for [4194304, 64] over 0: 507 slices of 64 columns, 2 threads a column). */
+        constexpr int CV = 16 % sizeof(A) == 0 && (int)(16 / sizeof(A)) <= VEC ? 16 / sizeof(A) : 1;
+        const int64_t groups = W / CV, cols = min(groups, (int64_t)blockDim.x);
         const int J = (int)(blockDim.x / cols);
         const int cj = threadIdx.x % (int)cols, jj = threadIdx.x / (int)cols;
-        for (int64_t c0 = 0; c0 < W; c0 += cols) {
-            const int64_t cl = c0 + cj;
-            A v = op.identity();
-            for (int64_t sl = jj; sl < p.split; sl += J)
-                v = op.combine(v, load_cg(parts + sl * W + cl));
-            if (J > 1) {
-                s[jj * cols + cj] = v;
+        for (int64_t c0 = 0; c0 < groups; c0 += cols) {
+            const int64_t cl = (c0 + cj) * CV; /* the group's first column in the tile */
+            A v[CV];
+#pragma unroll
+            for (int e = 0; e < CV; e++)
+                v[e] = op.identity();
+            int64_t sl = jj < J ? jj : p.split; /* threads past J * cols idle */
+            for (; sl + (kCombineDepth - 1) * J < p.split; sl += kCombineDepth * J) {
+                A x[kCombineDepth][CV];
+#pragma unroll
+                for (int d = 0; d < kCombineDepth; d++)
+                    load_cg_n(parts + (sl + d * J) * W + cl, x[d]);
+#pragma unroll
+                for (int d = 0; d < kCombineDepth; d++)
+#pragma unroll
+                    for (int e = 0; e < CV; e++)
+                        v[e] = op.combine(v[e], x[d][e]);
+            }
+            for (; sl < p.split; sl += J) {
+                A x[CV];
+                load_cg_n(parts + sl * W + cl, x);
+#pragma unroll
+                for (int e = 0; e < CV; e++)
+                    v[e] = op.combine(v[e], x[e]);
+            }
+            if (J > 1) { /* s holds blockDim * VEC accumulators, CV <= VEC */
+                A *sj = s + (jj * cols + cj) * CV;
+#pragma unroll
+                for (int e = 0; e < CV; e++)
+                    sj[e] = v[e];
                 __syncthreads();
                 for (int h = J / 2; h > 0; h /= 2) {
                     if (jj < h)
-                        s[jj * cols + cj] = op.combine(s[jj * cols + cj], s[(jj + h) * cols + cj]);
+#pragma unroll
+                        for (int e = 0; e < CV; e++)
+                            sj[e] = op.combine(sj[e], sj[h * cols * CV + e]);
                     __syncthreads();
                 }
-                v = s[cj];
+#pragma unroll
+                for (int e = 0; e < CV; e++)
+                    v[e] = s[cj * CV + e];
                 __syncthreads();
             }
-            if (jj == 0 && tile * W + cl < p.b)
-                out[ai * p.b + tile * W + cl] = op.finalize(v, p.red_n);
+            if (jj == 0)
+#pragma unroll
+                for (int e = 0; e < CV; e++)
+                    if (tile * W + cl + e < p.b)
+                        out[ai * p.b + tile * W + cl + e] = op.finalize(v[e], p.red_n);
         }
     }
 }
@@ -1817,13 +1887,17 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             return OP_ERR_INTERNAL;
         }
         /* ranges in flight per group; the block kernel always walks one (the planner's only
-         * choice for it since the flat segment walk; `ranges` changes speed, not results) */
+         * choice for it since the flat segment walk; `ranges` changes speed, not results);
+         * 2 * kUnroll: one range, twice as deep */
         if (l.kernel == OPNN_KERNEL_INNER_BLOCK && l.ranges == 2 * kUnroll)
             inner_block_kernel<Op, 2><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         else if (l.kernel == OPNN_KERNEL_INNER_BLOCK)
             inner_block_kernel<Op><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         else if (l.ranges == 1)
             inner_group_kernel<Op, 1><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
+        else if (l.ranges == 2 * kUnroll)
+            inner_group_kernel<Op, 1, 2 * kUnroll>
+                <<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         else if (l.ranges == 2)
             inner_group_kernel<Op, 2><<<grid_for_op<Op>(l.grid_x), block, 0, stream>>>(op, a);
         else
@@ -1866,7 +1940,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
          * the tile grid has 8 of 64); else the tile kernel */
         if (a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
             launch_row_pack(op, a.k, in, out, a.rows, a.red_n, grid_for_op<Op>((l.grid_x + 1) / 2),
-                            stream))
+                            l.ranges, stream))
             break;
         /* the planner's block (64 threads: 2 warps of two slices of up to 6.5 KB, 8 blocks an
          * SM); one slice a warp from an unaligned start. The kernel is compiled for kMinBlocks
