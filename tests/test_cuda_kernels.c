@@ -213,11 +213,15 @@ static const shape_case family_cases[] = {
     /* 2-byte rows of 5 and 7: packs of 5 and 7 vectors through shared memory, a partial warp */
     {"row_pack_7", 2, S(20011, 7), S(0), false, 1, S(1), 0},
     {"row_pack_5", 2, S(8 * 32 * 3 + 77, 5), S(0), false, 1, S(1), 0},
-    /* more groups than the grid's threads (528 blocks on an H200): 2 or 4 groups a thread in
-     * flight, the last ones past the end */
+    /* more groups than the grid's threads (528 blocks of 256 on an H200): grid-stride rounds,
+     * the last one partly past the end */
     {"row_pack_deep2", 2, S(1200007, 2), S(0), false, 1, S(1), 0},
     {"row_pack_deep3", 2, S(900001, 3), S(0), false, 1, S(1), 0},
     {"row_mid", 2, S(2000, 256), S(0), false, 1, S(1), 0},
+    /* f32 rows of 196 vectors, a warp each: one round of 8 vectors a lane (the group kernel's
+     * ranges 8), aligned or not */
+    {"row_warp_one_round", 2, S(3001, 784), S(0), false, 1, S(1), 0},
+    {"row_warp_one_round_offset", 2, S(1001, 784), S(0), false, 1, S(1), 3},
     {"row_long", 2, S(37, 20011), S(0), false, 1, S(1), 0},
     {"row_few_long", 2, S(3, 100003), S(0), false, 1, S(1), 0},
     {"row_gapped", 2, S(300, 50), S(64, 1), true, 1, S(1), 0},

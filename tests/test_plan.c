@@ -1225,9 +1225,13 @@ static void check_launch(const opnn_reduce_plan *p)
     } else {
         assert_int_equal(l->block, OPNN_CUDA_BLOCK);
     }
+    /* twice as deep: the block kernel in grids of at most 2 blocks an SM; the group kernel one
+     * row a group, a block a tile */
     assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL ||
                 (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
-                 l->grid_x == l->units && l->units <= 2 * 132));
+                 l->grid_x == l->units && l->units <= 2 * 132) ||
+                (l->kernel == OPNN_KERNEL_INNER_GROUP && l->ranges == 2 * OPNN_CUDA_UNROLL &&
+                 l->grid_x == l->units));
     /* the inner kernels' groups of `sub` lanes tile the block (the launcher refuses others) */
     if (l->kernel == OPNN_KERNEL_INNER_BLOCK || l->kernel == OPNN_KERNEL_INNER_GROUP)
         assert_true(l->sub >= 1 && l->sub <= l->block && (l->sub & (l->sub - 1)) == 0);
@@ -1286,6 +1290,17 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.ranges, 1); /* one row a warp at a time, a block per tile */
     assert_int_equal(p.launch.units, 128 * 256 / (OPNN_CUDA_BLOCK / 32));
     assert_int_equal(p.launch.grid_x, p.launch.units);
+    /* rows of 196 vectors: 6.1 a lane, one round of 8 (ranges 8), not two of 4; 1024 vectors
+     * (32 a lane) keep ranges 1 */
+    const int64_t nchw28[4] = {64, 512, 28, 28}, rows1024[2] = {4096, 4096};
+    h200_launch(&p, 4, nchw28, 2, hw, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
+    assert_int_equal(p.launch.ranges, 2 * OPNN_CUDA_UNROLL);
+    assert_int_equal(p.launch.units, 64 * 512 / (OPNN_CUDA_BLOCK / 32));
+    assert_int_equal(p.launch.grid_x, p.launch.units);
+    h200_launch(&p, 2, rows1024, 1, last, "f32");
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
+    assert_int_equal(p.launch.ranges, 1);
 
     /* row_wide: 64 KB rows, one row a group too */
     const int64_t wide[2] = {16384, 16384}, ax1[1] = {1};

@@ -27,7 +27,9 @@ extern "C" {
 /// 6: ROW_TILE plans: launch.block 64, launch.tiles up to OPNN_CUDA_ROW_TILE_MAX_VEC vectors
 ///    (dynamic shared memory, two tiles a warp), a lane a row while 32 rows fit; INNER_BLOCK's
 ///    launch.ranges 2 * OPNN_CUDA_UNROLL: twice the loads in flight.
-#define OP_ABI_VERSION 6u
+/// 7: INNER_GROUP's launch.ranges may be 2 * OPNN_CUDA_UNROLL too: one row a group, twice as
+///    deep (a version 6 kernel read it as four rows a group: correct, but no longer the plan).
+#define OP_ABI_VERSION 7u
 
 /// Attribute value types.
 typedef enum op_attr_type {

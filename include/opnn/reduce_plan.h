@@ -111,8 +111,9 @@ typedef struct opnn_launch {
     int sub;                /* lanes per range (INNER), per output (GENERIC), BX (OUTER) */
     int ranges;             /* INNER_BLOCK, INNER_GROUP: ranges (rows, segments, pieces) in
                                flight per group, each OPNN_CUDA_UNROLL / ranges vectors deep:
-                               1, 2 or OPNN_CUDA_UNROLL; INNER_BLOCK also 2 * OPNN_CUDA_UNROLL:
-                               twice the loads in flight (at most 2 blocks an SM); OUTER: 1 for
+                               1, 2 or OPNN_CUDA_UNROLL; also 2 * OPNN_CUDA_UNROLL: one range
+                               twice as deep (INNER_BLOCK: at most 2 blocks an SM; INNER_GROUP:
+                               rows a lane reads in one such round); OUTER: 1 for
                                a warp a unit (sub < 32, split 1), else a block a unit */
     int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
     size_t partial_bytes;   /* partial results the launch writes and combines */

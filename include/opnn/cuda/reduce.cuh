@@ -1013,9 +1013,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
  * of rows), loads its M * NV vectors at once and folds each row from registers, so no shared
  * memory step and no per-element index arithmetic remain (the tile kernel's reads from shared
  * memory cost more than the loads here: [89478485, 3] f32 4262 GB/s against 3638, f16 rows of
- * 3 4252 against 2549, H200). D groups a thread are in flight at once, `stride` groups apart (each
- * load instruction of a warp still reads 32 consecutive runs). Groups past rows / (P * M) are
- * taken by block 0, a row a thread. */
+ * 3 4252 against 2549, H200). Groups past rows / (P * M) are taken by block 0, a row a thread. */
 template <class T, int K> struct row_pack_shape {
     static constexpr int B = K * (int)sizeof(T);
     static constexpr int GCD = B % 16 == 0 ? 16 : B % 8 == 0 ? 8 : B % 4 == 0 ? 4 : 2;
@@ -1027,7 +1025,7 @@ template <class T, int K> struct row_pack_shape {
     static constexpr int RV = NV * M, RR = P * M; /* vectors and rows a thread */
 };
 
-template <class Op, int K, int D>
+template <class Op, int K>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
     row_pack_kernel(Op op, const void *in_, void *out_, int64_t rows, int64_t red_n)
 {
@@ -1100,23 +1098,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
                 fold_store(g0 + lane, v);
         }
     } else {
-        for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups;
-             g += D * stride) {
-            uint4 v[D][S::RV];
+        for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += stride) {
+            uint4 v[S::RV];
             /* each instruction reads one vector of every lane's run, so the sectors it leaves
              * are the next instructions': loads that allocate in L1 (ld.global.cs), not
              * load_vec's no_allocate, which fetched each sector from L2 twice ([89478485, 3]
              * f32 3680 GB/s against 4262, H200) */
 #pragma unroll
-            for (int d = 0; d < D; d++)
-                if (d == 0 || g + d * stride < groups)
-#pragma unroll
-                    for (int j = 0; j < S::RV; j++)
-                        v[d][j] = __ldcs(in + (g + d * stride) * S::RV + j);
-#pragma unroll
-            for (int d = 0; d < D; d++)
-                if (d == 0 || g + d * stride < groups)
-                    fold_store(g + d * stride, v[d]);
+            for (int j = 0; j < S::RV; j++)
+                v[j] = __ldcs(in + g * S::RV + j);
+            fold_store(g, v);
         }
     }
     if (blockIdx.x == 0) { /* rows past the last whole group */
@@ -1140,33 +1131,23 @@ constexpr int kRowPackMaxVec = 8;
 
 /* Launches row_pack_kernel for rows of k elements if there is one (k = 2..kRowPackMaxBytes /
  * size, packs of at most kRowPackMaxVec vectors); false if not. At most max_grid blocks,
- * grid-stride beyond; `depth` groups a thread in flight (1, 2 or 4), cut to 8 vectors of loads
- * and to 1 where a warp's groups go through shared memory (RV > 4). */
+ * grid-stride beyond. */
 template <class Op, int K = 2>
 bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t rows,
-                     int64_t red_n, int64_t max_grid, int depth, cudaStream_t stream)
+                     int64_t red_n, int64_t max_grid, cudaStream_t stream)
 {
     using T = typename Op::in_t;
     using S = row_pack_shape<T, K>;
     if constexpr (K * sizeof(T) > (sizeof(T) == 8 ? 16 : kRowPackMaxBytes)) {
         return false;
     } else if (k != K) {
-        return launch_row_pack<Op, K + 1>(op, k, in, out, rows, red_n, max_grid, depth, stream);
+        return launch_row_pack<Op, K + 1>(op, k, in, out, rows, red_n, max_grid, stream);
     } else if constexpr (S::NV > kRowPackMaxVec) {
         return false;
     } else {
         int64_t grid = (rows / S::RR + kBlock - 1) / kBlock;
         grid = grid < 1 ? 1 : grid > max_grid ? max_grid : grid;
-        const int d = S::RV > 4 ? 1 : depth >= 4 && 4 * S::RV <= 8 ? 4 : depth >= 2 ? 2 : 1;
-        if (d == 4)
-            row_pack_kernel<Op, K, (S::RV <= 2 ? 4 : 1)>
-                <<<(unsigned)grid, kBlock, 0, stream>>>(op, in, out, rows, red_n);
-        else if (d == 2)
-            row_pack_kernel<Op, K, (S::RV <= 4 ? 2 : 1)>
-                <<<(unsigned)grid, kBlock, 0, stream>>>(op, in, out, rows, red_n);
-        else
-            row_pack_kernel<Op, K, 1>
-                <<<(unsigned)grid, kBlock, 0, stream>>>(op, in, out, rows, red_n);
+        row_pack_kernel<Op, K><<<(unsigned)grid, kBlock, 0, stream>>>(op, in, out, rows, red_n);
         return true;
     }
 }
@@ -1336,6 +1317,79 @@ struct outer_args {
     unsigned *counters;
 };
 
+/* The last block of a column tile's split: out[c] = finalize(parts[0][c] op parts[1][c] op ...)
+ * for the tile's ncols columns, slices in order. A thread takes CV columns a load (16 bytes)
+ * and every J-th slice, kCombineDepth loads in flight; J (threads a column group) is what gives
+ * each thread about kCombineDepth slices, then a tree over the J in order. This is the tail of
+ * the launch, bound by round trips to L2: one 4-byte load at a time took 127 in a row for
+ * [4194304, 64] over 0 (507 slices of 64 columns, 2 threads a column): 268 us against 248 us
+ * (H200). Not inlined, so that the streaming loop's registers are those it had without it
+ * (inlined, the middle kernels' 48-63 registers became 64 and [8, 4096, 64, 128] over (0, 2) read
+ * 0.960 of the ceiling, not 0.979). s holds blockDim * VEC accumulators. */
+template <class Op, int VEC>
+__device__ __noinline__ void combine_columns(Op op, const typename Op::acc_t *parts, int64_t W,
+                                             int64_t split, typename Op::acc_t *s,
+                                             typename Op::out_t *out, int64_t ncols, int64_t red_n)
+{
+    using A = typename Op::acc_t;
+    constexpr int CV = 16 % sizeof(A) == 0 && (int)(16 / sizeof(A)) <= VEC ? 16 / sizeof(A) : 1;
+    const int64_t groups = W / CV, cols = min(groups, (int64_t)blockDim.x);
+    int J = 1; /* a power of two, at most blockDim / cols */
+    while (2 * J * cols <= (int64_t)blockDim.x && (int64_t)J * kCombineDepth < split)
+        J *= 2;
+    const int cj = threadIdx.x % (int)cols, jj = threadIdx.x / (int)cols;
+    for (int64_t c0 = 0; c0 < groups; c0 += cols) {
+        const int64_t cl = (c0 + cj) * CV; /* the group's first column */
+        A v[CV];
+#pragma unroll
+        for (int e = 0; e < CV; e++)
+            v[e] = op.identity();
+        int64_t sl = jj < J ? jj : split; /* threads past J * cols idle */
+        for (; sl + (kCombineDepth - 1) * J < split; sl += kCombineDepth * J) {
+            A x[kCombineDepth][CV];
+#pragma unroll
+            for (int d = 0; d < kCombineDepth; d++)
+                load_cg_n(parts + (sl + d * J) * W + cl, x[d]);
+#pragma unroll
+            for (int d = 0; d < kCombineDepth; d++)
+#pragma unroll
+                for (int e = 0; e < CV; e++)
+                    v[e] = op.combine(v[e], x[d][e]);
+        }
+        for (; sl < split; sl += J) {
+            A x[CV];
+            load_cg_n(parts + sl * W + cl, x);
+#pragma unroll
+            for (int e = 0; e < CV; e++)
+                v[e] = op.combine(v[e], x[e]);
+        }
+        if (J > 1) {
+            A *sj = s + (jj * cols + cj) * CV;
+            if (jj < J)
+#pragma unroll
+                for (int e = 0; e < CV; e++)
+                    sj[e] = v[e];
+            __syncthreads();
+            for (int h = J / 2; h > 0; h /= 2) {
+                if (jj < h)
+#pragma unroll
+                    for (int e = 0; e < CV; e++)
+                        sj[e] = op.combine(sj[e], sj[h * cols * CV + e]);
+                __syncthreads();
+            }
+#pragma unroll
+            for (int e = 0; e < CV; e++)
+                v[e] = s[cj * CV + e];
+            __syncthreads();
+        }
+        if (jj == 0)
+#pragma unroll
+            for (int e = 0; e < CV; e++)
+                if (cl + e < ncols)
+                    out[cl + e] = op.finalize(v[e], red_n);
+    }
+}
+
 template <class Op, int VEC, bool EXT>
 __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
     outer_kernel(Op op, outer_args p)
@@ -1496,64 +1550,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
         if (!arrive_last(p.counters + ai * p.tiles + tile, (unsigned)p.split, &s_last))
             continue;
 
-        /* the last block: each column's slices in order. A thread takes CV columns a load (16
-         * bytes) and every J-th slice, kCombineDepth loads in flight, then a tree over the J
-         * threads of a column in order. Here the block's other work is done: this is the tail
-         * of the launch, bound by round trips to L2 (one 4-byte load at a time took 127 in a
-         * row for [4194304, 64] over 0: 507 slices of 64 columns, 2 threads a column). */
-        constexpr int CV = 16 % sizeof(A) == 0 && (int)(16 / sizeof(A)) <= VEC ? 16 / sizeof(A) : 1;
-        const int64_t groups = W / CV, cols = min(groups, (int64_t)blockDim.x);
-        const int J = (int)(blockDim.x / cols);
-        const int cj = threadIdx.x % (int)cols, jj = threadIdx.x / (int)cols;
-        for (int64_t c0 = 0; c0 < groups; c0 += cols) {
-            const int64_t cl = (c0 + cj) * CV; /* the group's first column in the tile */
-            A v[CV];
-#pragma unroll
-            for (int e = 0; e < CV; e++)
-                v[e] = op.identity();
-            int64_t sl = jj < J ? jj : p.split; /* threads past J * cols idle */
-            for (; sl + (kCombineDepth - 1) * J < p.split; sl += kCombineDepth * J) {
-                A x[kCombineDepth][CV];
-#pragma unroll
-                for (int d = 0; d < kCombineDepth; d++)
-                    load_cg_n(parts + (sl + d * J) * W + cl, x[d]);
-#pragma unroll
-                for (int d = 0; d < kCombineDepth; d++)
-#pragma unroll
-                    for (int e = 0; e < CV; e++)
-                        v[e] = op.combine(v[e], x[d][e]);
-            }
-            for (; sl < p.split; sl += J) {
-                A x[CV];
-                load_cg_n(parts + sl * W + cl, x);
-#pragma unroll
-                for (int e = 0; e < CV; e++)
-                    v[e] = op.combine(v[e], x[e]);
-            }
-            if (J > 1) { /* s holds blockDim * VEC accumulators, CV <= VEC */
-                A *sj = s + (jj * cols + cj) * CV;
-#pragma unroll
-                for (int e = 0; e < CV; e++)
-                    sj[e] = v[e];
-                __syncthreads();
-                for (int h = J / 2; h > 0; h /= 2) {
-                    if (jj < h)
-#pragma unroll
-                        for (int e = 0; e < CV; e++)
-                            sj[e] = op.combine(sj[e], sj[h * cols * CV + e]);
-                    __syncthreads();
-                }
-#pragma unroll
-                for (int e = 0; e < CV; e++)
-                    v[e] = s[cj * CV + e];
-                __syncthreads();
-            }
-            if (jj == 0)
-#pragma unroll
-                for (int e = 0; e < CV; e++)
-                    if (tile * W + cl + e < p.b)
-                        out[ai * p.b + tile * W + cl + e] = op.finalize(v[e], p.red_n);
-        }
+        /* the last block: each column's slices in order */
+        combine_columns<Op, VEC>(op, parts, W, p.split, s, out + ai * p.b + tile * W,
+                                 min(W, p.b - tile * W), p.red_n);
     }
 }
 
@@ -1940,7 +1939,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
          * the tile grid has 8 of 64); else the tile kernel */
         if (a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
             launch_row_pack(op, a.k, in, out, a.rows, a.red_n, grid_for_op<Op>((l.grid_x + 1) / 2),
-                            l.ranges, stream))
+                            stream))
             break;
         /* the planner's block (64 threads: 2 warps of two slices of up to 6.5 KB, 8 blocks an
          * SM); one slice a warp from an unaligned start. The kernel is compiled for kMinBlocks
