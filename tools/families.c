@@ -48,7 +48,9 @@ static const char usage[] =
     "one named); --sub, --vec, --ranges, --block and --grid override those launch fields of\n"
     "every plan timed, unchecked: a value its kernel does not support may compute garbage or\n"
     "fault (the launcher refuses some: a ROW_TILE block whose tiles pass 48 KB). --grid is not\n"
-    "applied to plans whose blocks write partials (their workspace is sized by the grid).\n";
+    "applied to plans whose blocks write partials (their workspace is sized by the grid).\n"
+    "--block on a group-kernel plan also scales its tiles (units), and its grid where it had a\n"
+    "block a tile.\n";
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -314,6 +316,16 @@ int main(int argc, char **argv)
             plan.launch.vec = a.vec;
         if (a.ranges)
             plan.launch.ranges = a.ranges;
+        if (a.block && plan.launch.kernel == OPNN_KERNEL_INNER_GROUP && plan.launch.split == 1 &&
+            a.block != plan.launch.block) {
+            /* a tile is a block's groups of rows: as many more tiles as the block is smaller,
+             * each its own block where the plan gave each tile one (a tile past the rows
+             * reads nothing) */
+            const bool own = plan.launch.grid_x == plan.launch.units;
+            plan.launch.units = (plan.launch.units * plan.launch.block + a.block - 1) / a.block;
+            if (own)
+                plan.launch.grid_x = plan.launch.units;
+        }
         if (a.block)
             plan.launch.block = a.block;
         if (a.grid && plan.launch.workspace_bytes == 0)
