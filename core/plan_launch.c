@@ -355,6 +355,16 @@ static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props
         cdiv(nvec, sub) <= 2 * OPNN_CUDA_UNROLL)
         l->ranges = 2 * OPNN_CUDA_UNROLL;
     l->units = cdiv(v->c, rows);
+    /* a warp a row, one row at a time, tiles over several waves: blocks of 4 warps, not 8. A
+     * block's slot is free only when its last warp ends, and tiles half the size leave half
+     * that idle time (seed_hw: 97.0 us against 98.8, Max 96.3 against 98.1; row_wide, 16 lanes a
+     * row and tiles of 1 MB, 243.6 against 242.2, so not there; H200) */
+    if (family == OPNN_FAMILY_ROW_WARP && ranges == 1 &&
+        l->units >= 2 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER)) {
+        l->block = OPNN_CUDA_BLOCK / 2;
+        rows /= 2;
+        l->units = cdiv(v->c, rows);
+    }
     /* one or two rows a group (a smaller window), or a thread a row: a block per tile, the
      * hardware balances them ([4194304, 49] rows, 4 lanes and two rows a group: 266 us against
      * 282 us persistent; [33554432, 4] rows, a thread each: 178 us against 194 us); four rows a

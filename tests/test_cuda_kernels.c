@@ -213,15 +213,7 @@ static const shape_case family_cases[] = {
     /* 2-byte rows of 5 and 7: packs of 5 and 7 vectors through shared memory, a partial warp */
     {"row_pack_7", 2, S(20011, 7), S(0), false, 1, S(1), 0},
     {"row_pack_5", 2, S(8 * 32 * 3 + 77, 5), S(0), false, 1, S(1), 0},
-    /* more groups than the grid's threads (528 blocks of 256 on an H200): grid-stride rounds,
-     * the last one partly past the end */
-    {"row_pack_deep2", 2, S(1200007, 2), S(0), false, 1, S(1), 0},
-    {"row_pack_deep3", 2, S(900001, 3), S(0), false, 1, S(1), 0},
     {"row_mid", 2, S(2000, 256), S(0), false, 1, S(1), 0},
-    /* f32 rows of 196 vectors, a warp each: one round of 8 vectors a lane (the group kernel's
-     * ranges 8), aligned or not */
-    {"row_warp_one_round", 2, S(3001, 784), S(0), false, 1, S(1), 0},
-    {"row_warp_one_round_offset", 2, S(1001, 784), S(0), false, 1, S(1), 3},
     {"row_long", 2, S(37, 20011), S(0), false, 1, S(1), 0},
     {"row_few_long", 2, S(3, 100003), S(0), false, 1, S(1), 0},
     {"row_gapped", 2, S(300, 50), S(64, 1), true, 1, S(1), 0},
@@ -230,10 +222,6 @@ static const shape_case family_cases[] = {
     {"col_wide_offset", 2, S(97, 1024), S(0), false, 1, S(0), 2},
     {"col_narrow", 2, S(20001, 5), S(0), false, 1, S(0), 0},
     {"col_narrow16", 2, S(20000, 16), S(0), false, 1, S(0), 0},
-    /* a split of 136 slices (68 for f16): the last block's combine 8 loads deep, 16-byte loads
-     * of 4 or 2 columns (aligned) or one (offset) */
-    {"col_split_deep", 2, S(70001, 128), S(0), false, 1, S(0), 0},
-    {"col_split_deep_offset", 2, S(70001, 128), S(0), false, 1, S(0), 1},
     {"col_tiny_r", 2, S(7, 30001), S(0), false, 1, S(0), 0},
     {"col_r3", 2, S(3, 30001), S(0), false, 1, S(0), 0},
     {"col_r2_vec", 2, S(2, 40000), S(0), false, 1, S(0), 0},
@@ -281,6 +269,23 @@ static const shape_case family_cases[] = {
     {"empty", 2, S(0, 4), S(0), false, 1, S(1), 0},
 };
 #define NUM_FAMILY_CASES (sizeof family_cases / sizeof family_cases[0])
+
+/* Shapes of millions of elements, for the planner's plan only (every kind and dtype). */
+static const shape_case planner_cases[] = {
+    /* f32 rows of 196 vectors, a warp each: one round of 8 vectors a lane (the group kernel's
+     * ranges 8), aligned or not */
+    {"row_warp_one_round", 2, S(3001, 784), S(0), false, 1, S(1), 0},
+    {"row_warp_one_round_offset", 2, S(1001, 784), S(0), false, 1, S(1), 3},
+    /* a split of 136 slices (68 for f16): the last block's combine 8 loads deep, 16-byte loads
+     * of 4 or 2 columns (aligned) or one (offset) */
+    {"col_split_deep", 2, S(70001, 128), S(0), false, 1, S(0), 0},
+    {"col_split_deep_offset", 2, S(70001, 128), S(0), false, 1, S(0), 1},
+    /* more groups than the grid's threads (528 blocks of 256 on an H200): grid-stride rounds,
+     * the last one partly past the end */
+    {"row_pack_deep2", 2, S(1200007, 2), S(0), false, 1, S(1), 0},
+    {"row_pack_deep3", 2, S(900001, 3), S(0), false, 1, S(1), 0},
+};
+#define NUM_PLANNER_CASES (sizeof planner_cases / sizeof planner_cases[0])
 
 static int group_setup(void **state)
 {
@@ -332,6 +337,28 @@ static void families__every_kind_dtype(void **state)
         }
     }
     assert_true(served > 0);
+    opnn_cuda_state_destroy(cs);
+}
+
+/* The planner's plan for every kind and dtype. */
+static void planner__every_kind_dtype(void **state)
+{
+    const shape_case *c = *state;
+    opnn_cuda_state *cs = NULL;
+    uint64_t seed = ts_seed(c->name);
+
+    NEED_CUDA();
+    for (size_t d = 0; d < sizeof dtype_names / sizeof dtype_names[0]; d++) {
+        DLDataType t = ts_dtype(dtype_names[d]);
+        for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++) {
+            if (getenv("OPNN_TEST_QUICK") && (size_t)k != d % OPNN_REDUCE_KIND_COUNT_)
+                continue;
+            run_result r = run_checked(c, t, (opnn_reduce_kind)k, -1, FILL_RANDOM,
+                                       seed + d * 7 + (uint64_t)k, 0, &cs);
+            assert_true(r.ran);
+            free(r.host_out);
+        }
+    }
     opnn_cuda_state_destroy(cs);
 }
 
@@ -925,9 +952,9 @@ static void props__device_described(void **state)
 
 int main(void)
 {
-    struct CMUnitTest tests[2 * NUM_FAMILY_CASES + 16];
+    struct CMUnitTest tests[2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES + 16];
     size_t n = 0;
-    char names[2 * NUM_FAMILY_CASES][96];
+    char names[2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES][96];
 
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(props__device_described);
     for (size_t i = 0; i < NUM_FAMILY_CASES; i++) {
@@ -942,6 +969,13 @@ int main(void)
         tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(families__nan_inf,
                                                                 (void *)&family_cases[i]);
         tests[n++].name = names[2 * i + 1];
+    }
+    for (size_t i = 0; i < NUM_PLANNER_CASES; i++) {
+        char *name = names[2 * NUM_FAMILY_CASES + i];
+        snprintf(name, sizeof names[0], "planner__every_kind_dtype/%s", planner_cases[i].name);
+        tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(planner__every_kind_dtype,
+                                                                (void *)&planner_cases[i]);
+        tests[n++].name = name;
     }
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(random__layouts);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(determinism__split_families_bitwise);

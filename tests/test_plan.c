@@ -1222,6 +1222,11 @@ static void check_launch(const opnn_reduce_plan *p)
         assert_true(l->tiles >= 1 && l->tiles <= OPNN_CUDA_ROW_TILE_MAX_VEC);
         assert_true(l->block / 32 * 2 * l->tiles * 16 <= 48 * 1024); /* two tiles a warp */
         assert_true(l->grid_x <= 132 * OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM);
+    } else if (l->family == OPNN_FAMILY_ROW_WARP && l->block != OPNN_CUDA_BLOCK) {
+        /* blocks of 4 warps: one row a warp over several waves of tiles */
+        assert_int_equal(l->block, OPNN_CUDA_BLOCK / 2);
+        assert_true(l->ranges == 1 || l->ranges == 2 * OPNN_CUDA_UNROLL);
+        assert_true(l->grid_x == l->units && l->units >= 2 * 3 * 132);
     } else {
         assert_int_equal(l->block, OPNN_CUDA_BLOCK);
     }
@@ -1283,12 +1288,13 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, srows8k, 1, last, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_BLOCK);
 
-    /* seed_hw: a warp per 12.5 KB row */
+    /* seed_hw: a warp per 12.5 KB row, blocks of 4 warps (8192 tiles) */
     h200_launch(&p, 4, nchw, 2, hw, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
     assert_int_equal(p.launch.sub, 32);
     assert_int_equal(p.launch.ranges, 1); /* one row a warp at a time, a block per tile */
-    assert_int_equal(p.launch.units, 128 * 256 / (OPNN_CUDA_BLOCK / 32));
+    assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK / 2);
+    assert_int_equal(p.launch.units, 128 * 256 / (OPNN_CUDA_BLOCK / 2 / 32));
     assert_int_equal(p.launch.grid_x, p.launch.units);
     /* rows of 196 vectors: 6.1 a lane, one round of 8 (ranges 8), not two of 4; 1024 vectors
      * (32 a lane) keep ranges 1 */
@@ -1296,11 +1302,15 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 4, nchw28, 2, hw, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
     assert_int_equal(p.launch.ranges, 2 * OPNN_CUDA_UNROLL);
-    assert_int_equal(p.launch.units, 64 * 512 / (OPNN_CUDA_BLOCK / 32));
+    assert_int_equal(p.launch.units, 64 * 512 / (OPNN_CUDA_BLOCK / 2 / 32));
     assert_int_equal(p.launch.grid_x, p.launch.units);
     h200_launch(&p, 2, rows1024, 1, last, "f32");
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
     assert_int_equal(p.launch.ranges, 1);
+    assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK); /* 512 tiles: not several waves */
+    /* small_rows keeps blocks of 8 warps (8 tiles) */
+    h200_launch(&p, 2, srows, 1, last, "f32");
+    assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK);
 
     /* row_wide: 64 KB rows, one row a group too */
     const int64_t wide[2] = {16384, 16384}, ax1[1] = {1};

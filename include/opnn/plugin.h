@@ -28,7 +28,8 @@ extern "C" {
 ///    (dynamic shared memory, two tiles a warp), a lane a row while 32 rows fit; INNER_BLOCK's
 ///    launch.ranges 2 * OPNN_CUDA_UNROLL: twice the loads in flight.
 /// 7: INNER_GROUP's launch.ranges may be 2 * OPNN_CUDA_UNROLL too: one row a group, twice as
-///    deep (a version 6 kernel read it as four rows a group: correct, but no longer the plan).
+///    deep (a version 6 kernel read it as four rows a group: correct, but no longer the plan);
+///    ROW_WARP plans may take blocks of OPNN_CUDA_BLOCK / 2 threads.
 #define OP_ABI_VERSION 7u
 
 /// Attribute value types.

@@ -26,8 +26,8 @@ extern "C" {
 /* Loads in flight per thread in every streaming loop (16 bytes each). The kernels and the
  * planner's tile sizes both use it. */
 #define OPNN_CUDA_UNROLL 4
-/* Threads per block of every family but ROW_TILE (OPNN_CUDA_ROW_TILE_BLOCK); the kernels are
- * compiled for it (__launch_bounds__). */
+/* Threads per block of every family but ROW_TILE (OPNN_CUDA_ROW_TILE_BLOCK) and ROW_WARP over
+ * several waves of tiles (half of it); the kernels are compiled for it (__launch_bounds__). */
 #define OPNN_CUDA_BLOCK 256
 /* Blocks of OPNN_CUDA_BLOCK threads each multiprocessor is guaranteed to hold at once: the
  * kernels are compiled with __launch_bounds__(256, 4), so at most 64 registers a thread. */
