@@ -357,8 +357,9 @@ static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props
     l->units = cdiv(v->c, rows);
     /* a warp a row, one row at a time, tiles over several waves: blocks of 4 warps, not 8. A
      * block's slot is free only when its last warp ends, and tiles half the size leave half
-     * that idle time (seed_hw: 97.0 us against 98.8, Max 96.3 against 98.1; row_wide, 16 lanes a
-     * row and tiles of 1 MB, 243.6 against 242.2, so not there; H200) */
+     * that idle time (seed_hw: 97.0 us against 98.8 and 94.6 against 98.1 in two runs, Max 96.3
+     * against 98.1; row_wide, 16 lanes a row and tiles of 1 MB, 243.6 against 242.2, so not
+     * there; H200) */
     if (family == OPNN_FAMILY_ROW_WARP && ranges == 1 &&
         l->units >= 2 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER)) {
         l->block = OPNN_CUDA_BLOCK / 2;

@@ -1323,9 +1323,10 @@ struct outer_args {
  * each thread about kCombineDepth slices, then a tree over the J in order. This is the tail of
  * the launch, bound by round trips to L2: one 4-byte load at a time took 127 in a row for
  * [4194304, 64] over 0 (507 slices of 64 columns, 2 threads a column): 268 us against 248 us
- * (H200). Not inlined, so that the streaming loop's registers are those it had without it
- * (inlined, the middle kernels' 48-63 registers became 64 and [8, 4096, 64, 128] over (0, 2) read
- * 0.960 of the ceiling, not 0.979). s holds blockDim * VEC accumulators. */
+ * (H200). Not inlined: inlined, the column kernels' 48-63 registers became 64 and middles with
+ * no split at all ran slower ([131072, 256, 8] f16 over 1: 146.2 us against 133.9 before and
+ * 132.2 not inlined; [8, 4096, 64, 128] over (0, 2): 250.4, 245.7, 242.4). s holds blockDim *
+ * VEC accumulators. */
 template <class Op, int VEC>
 __device__ __noinline__ void combine_columns(Op op, const typename Op::acc_t *parts, int64_t W,
                                              int64_t split, typename Op::acc_t *s,
