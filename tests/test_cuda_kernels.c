@@ -276,6 +276,10 @@ static const shape_case planner_cases[] = {
      * ranges 8), aligned or not */
     {"row_warp_one_round", 2, S(3001, 784), S(0), false, 1, S(1), 0},
     {"row_warp_one_round_offset", 2, S(1001, 784), S(0), false, 1, S(1), 3},
+    /* a warp a row over 1600 tiles: blocks of 4 warps (f32, f64 one round of 4 vectors deep;
+     * f16, bf16 of 8), aligned or not */
+    {"row_warp_blocks_of_4", 2, S(6400, 1100), S(0), false, 1, S(1), 0},
+    {"row_warp_blocks_of_4_offset", 2, S(6400, 1100), S(0), false, 1, S(1), 1},
     /* a split of 136 slices (68 for f16): the last block's combine 8 loads deep, 16-byte loads
      * of 4 or 2 columns (aligned) or one (offset) */
     {"col_split_deep", 2, S(70001, 128), S(0), false, 1, S(0), 0},
