@@ -341,7 +341,7 @@ static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props
     opnn_launch *l = &p->launch;
     int64_t es = (int64_t)esize_of(p->dtype);
     int64_t nvec = cdiv(v->k, 16 / es), ranges = ranges_for(nvec, sub);
-    int64_t rows = group_tile_rows(nvec, sub);
+    int64_t rows = group_tile_rows(nvec, sub), lane_vec = cdiv(nvec, sub);
 
     launch_reset(l, family, OPNN_KERNEL_INNER_GROUP);
     l->vec = (int)(16 / es);
@@ -351,8 +351,7 @@ static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props
      * of OPNN_CUDA_UNROLL: that round, not two ([64, 512, 28, 28] over (2, 3), rows of 196
      * vectors, a warp each: 28.0 us against 30.0; seed_hw, 24.5 vectors a lane: 98.8 us either
      * way, H200) */
-    if (ranges == 1 && cdiv(nvec, sub) > OPNN_CUDA_UNROLL &&
-        cdiv(nvec, sub) <= 2 * OPNN_CUDA_UNROLL)
+    if (ranges == 1 && lane_vec > OPNN_CUDA_UNROLL && lane_vec <= 2 * OPNN_CUDA_UNROLL)
         l->ranges = 2 * OPNN_CUDA_UNROLL;
     l->units = cdiv(v->c, rows);
     /* a warp a row, one row at a time, tiles over several waves: blocks of 4 warps, not 8. A

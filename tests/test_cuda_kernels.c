@@ -311,35 +311,46 @@ static int group_setup(void **state)
             skip();                                                                                \
     } while (0)
 
+/* One family (-1: the planner's choice) for every kind and dtype: how many of the kind-dtype
+ * pairs tried it served (*tried: how many were tried). */
+static int every_kind_dtype(const shape_case *c, int family, opnn_cuda_state **cs, int *tried)
+{
+    uint64_t seed = ts_seed(c->name) + (uint64_t)(family + 1) * 131;
+    int served = 0;
+
+    *tried = 0;
+    for (size_t d = 0; d < sizeof dtype_names / sizeof dtype_names[0]; d++) {
+        DLDataType t = ts_dtype(dtype_names[d]);
+        for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++) {
+            /* OPNN_TEST_QUICK (under compute-sanitizer): one kind per dtype */
+            if (getenv("OPNN_TEST_QUICK") && (size_t)k != d % OPNN_REDUCE_KIND_COUNT_)
+                continue;
+            /* integer Mean of an empty set is refused before any kernel (op level) */
+            if (k == OPNN_REDUCE_MEAN && !ts_dtype_is_float(t) && !strcmp(c->name, "fill"))
+                continue;
+            (*tried)++;
+            run_result r = run_checked(c, t, (opnn_reduce_kind)k, family, FILL_RANDOM,
+                                       seed + d * 7 + (uint64_t)k, 0, cs);
+            if (!r.ran)
+                continue; /* this family cannot serve the shape (for this dtype) */
+            served++;
+            free(r.host_out);
+        }
+    }
+    return served;
+}
+
 /* Every family that can serve the shape (and the planner's own choice), for every kind and
  * dtype. */
 static void families__every_kind_dtype(void **state)
 {
     const shape_case *c = *state;
     opnn_cuda_state *cs = NULL;
-    uint64_t seed = ts_seed(c->name);
-    int served = 0;
+    int served = 0, tried = 0;
 
     NEED_CUDA();
-    for (int family = -1; family < OPNN_FAMILY_COUNT_; family++) {
-        for (size_t d = 0; d < sizeof dtype_names / sizeof dtype_names[0]; d++) {
-            DLDataType t = ts_dtype(dtype_names[d]);
-            for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++) {
-                /* OPNN_TEST_QUICK (under compute-sanitizer): one kind per dtype */
-                if (getenv("OPNN_TEST_QUICK") && (size_t)k != d % OPNN_REDUCE_KIND_COUNT_)
-                    continue;
-                /* integer Mean of an empty set is refused before any kernel (op level) */
-                if (k == OPNN_REDUCE_MEAN && !ts_dtype_is_float(t) && !strcmp(c->name, "fill"))
-                    continue;
-                run_result r = run_checked(c, t, (opnn_reduce_kind)k, family, FILL_RANDOM,
-                                           seed + (uint64_t)(family + 1) * 131 + d * 7 + k, 0, &cs);
-                if (!r.ran)
-                    continue; /* this family cannot serve the shape (for this dtype) */
-                served++;
-                free(r.host_out);
-            }
-        }
-    }
+    for (int family = -1; family < OPNN_FAMILY_COUNT_; family++)
+        served += every_kind_dtype(c, family, &cs, &tried);
     assert_true(served > 0);
     opnn_cuda_state_destroy(cs);
 }
@@ -349,20 +360,11 @@ static void planner__every_kind_dtype(void **state)
 {
     const shape_case *c = *state;
     opnn_cuda_state *cs = NULL;
-    uint64_t seed = ts_seed(c->name);
+    int tried = 0;
 
     NEED_CUDA();
-    for (size_t d = 0; d < sizeof dtype_names / sizeof dtype_names[0]; d++) {
-        DLDataType t = ts_dtype(dtype_names[d]);
-        for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++) {
-            if (getenv("OPNN_TEST_QUICK") && (size_t)k != d % OPNN_REDUCE_KIND_COUNT_)
-                continue;
-            run_result r = run_checked(c, t, (opnn_reduce_kind)k, -1, FILL_RANDOM,
-                                       seed + d * 7 + (uint64_t)k, 0, &cs);
-            assert_true(r.ran);
-            free(r.host_out);
-        }
-    }
+    assert_int_equal(every_kind_dtype(c, -1, &cs, &tried), tried);
+    assert_true(tried > 0);
     opnn_cuda_state_destroy(cs);
 }
 
@@ -954,33 +956,33 @@ static void props__device_described(void **state)
            g_props.cc_minor, g_props.sm_count, g_props.l2_bytes >> 20);
 }
 
+#define NUM_CASE_TESTS (2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES)
+
+/* Appends one test of fn a case, named prefix/case, to tests[*n]; names[*n] holds the name. */
+static void add_case_tests(struct CMUnitTest *tests, char (*names)[96], size_t *n,
+                           const char *prefix, CMUnitTestFunction fn, const shape_case *cases,
+                           size_t ncases)
+{
+    for (size_t i = 0; i < ncases; i++, (*n)++) {
+        snprintf(names[*n], sizeof names[0], "%s/%s", prefix, cases[i].name);
+        tests[*n] = (struct CMUnitTest)cmocka_unit_test_prestate(fn, (void *)&cases[i]);
+        tests[*n].name = names[*n];
+    }
+}
+
 int main(void)
 {
-    struct CMUnitTest tests[2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES + 16];
+    struct CMUnitTest tests[1 + NUM_CASE_TESTS + 16];
+    static char names[1 + NUM_CASE_TESTS][96];
     size_t n = 0;
-    char names[2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES][96];
 
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(props__device_described);
-    for (size_t i = 0; i < NUM_FAMILY_CASES; i++) {
-        snprintf(names[2 * i], sizeof names[0], "families__every_kind_dtype/%s",
-                 family_cases[i].name);
-        tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(families__every_kind_dtype,
-                                                                (void *)&family_cases[i]);
-        tests[n++].name = names[2 * i];
-    }
-    for (size_t i = 0; i < NUM_FAMILY_CASES; i++) {
-        snprintf(names[2 * i + 1], sizeof names[0], "families__nan_inf/%s", family_cases[i].name);
-        tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(families__nan_inf,
-                                                                (void *)&family_cases[i]);
-        tests[n++].name = names[2 * i + 1];
-    }
-    for (size_t i = 0; i < NUM_PLANNER_CASES; i++) {
-        char *name = names[2 * NUM_FAMILY_CASES + i];
-        snprintf(name, sizeof names[0], "planner__every_kind_dtype/%s", planner_cases[i].name);
-        tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(planner__every_kind_dtype,
-                                                                (void *)&planner_cases[i]);
-        tests[n++].name = name;
-    }
+    add_case_tests(tests, names, &n, "families__every_kind_dtype", families__every_kind_dtype,
+                   family_cases, NUM_FAMILY_CASES);
+    add_case_tests(tests, names, &n, "families__nan_inf", families__nan_inf, family_cases,
+                   NUM_FAMILY_CASES);
+    add_case_tests(tests, names, &n, "planner__every_kind_dtype", planner__every_kind_dtype,
+                   planner_cases, NUM_PLANNER_CASES);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(random__layouts);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(determinism__split_families_bitwise);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(graph__capture_and_replay);
