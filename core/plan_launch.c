@@ -408,6 +408,23 @@ static int64_t gcd64(int64_t a, int64_t b)
     return a;
 }
 
+/* Warp tiles a warp on the grids of ROW_TILE and ROW_VEC, which stride over tiles: a grid of
+ * units / (warps a block * this) blocks where that passes one resident wave. On a resident wave
+ * alone (each warp striding over a thousand tiles or more) their warps drift apart over the
+ * input; with blocks that start in order the tiles read at any time stay close: H200,
+ * `opnn_families --grid` (best of 20): [8388608, 32] f16 ROW_VEC 139.3 us at 528 blocks, 133.6
+ * at 16896; [16777216, 16] f32 267.0, 262.9; ROW_TILE rows of 127 f32 271.3 at 1056, 261.1 at
+ * 16896; rows of 17 271.8, 267.3. A streaming kernel that reads 8 vectors and writes one read
+ * 0.965 of its ceiling on a grid a warp a tile, 0.951 on 4 resident blocks an SM. */
+#define ROW_TILES_PER_WARP 4
+
+static int64_t row_tiles_grid(int64_t units, int block, int64_t slots)
+{
+    int64_t wpb = block / 32, all = cdiv(units, wpb);
+    return imax(1, imin(imin(all, imax(slots, cdiv(units, wpb * ROW_TILES_PER_WARP))),
+                        (int64_t)0x7fffffff));
+}
+
 /* ROW_TILE's pack: the fewest consecutive rows of row_bytes that end on a 16-byte boundary
  * (16 / gcd(row_bytes, 16)), and the vectors they span. 0 if the rows are too long for a tile. */
 static int64_t row_tile_pack(int64_t row_bytes, int64_t *pack_vec)
@@ -458,9 +475,8 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     l->tiles = rows / pack * pack_vec;
     l->sub = (int)g;
     l->units = imax(1, cdiv(v->c / pack, rows / pack)); /* block 0: the rows past the last pack */
-    /* persistent: each warp strides over tiles */
-    l->grid_x = imax(1, imin(cdiv(l->units, OPNN_CUDA_ROW_TILE_BLOCK / 32),
-                             device_slots(props, OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM)));
+    l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_ROW_TILE_BLOCK,
+                               device_slots(props, OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM));
 }
 
 /* Lanes per row for ROW_VEC: rows of 2..32 whole 16-byte vectors (a power of two), contiguous
@@ -494,10 +510,11 @@ static int middle_vec_lanes(const opnn_reduce_plan *p)
     return g >= 2 && g <= 32 * OPNN_CUDA_UNROLL && (g & (g - 1)) == 0 ? (int)g : 0;
 }
 
-/* Warps stride over tiles of 32 * OPNN_CUDA_UNROLL vectors on a persistent grid. The group
+/* Warps stride over tiles of 32 * OPNN_CUDA_UNROLL vectors (row_tiles_grid). The group
  * kernel's per-row range set-up costs more than the row itself at these sizes: row_tiny
  * ([16777216, 16] f32, 64-byte rows) read 3507 GB/s with sub-warp groups (H200); this kernel
- * does one 16-byte load and log2(G) shuffles per lane per vector. */
+ * does one 16-byte load a lane a vector and, for a tile's 4 rows of a group, 3 + log2(G / 4)
+ * shuffles a lane. */
 static void plan_row_vec(opnn_reduce_plan *p, const opnn_device_props *props, int g)
 {
     opnn_launch *l = &p->launch;
@@ -506,8 +523,8 @@ static void plan_row_vec(opnn_reduce_plan *p, const opnn_device_props *props, in
     l->vec = (int)(16 / esize_of(p->dtype));
     l->sub = g;
     l->units = cdiv(p->a * g, 32 * OPNN_CUDA_UNROLL); /* warp tiles */
-    l->grid_x = imax(1, imin(cdiv(l->units, OPNN_CUDA_BLOCK / 32),
-                             device_slots(props, OPNN_CUDA_BLOCKS_PER_SM)));
+    l->grid_x =
+        row_tiles_grid(l->units, OPNN_CUDA_BLOCK, device_slots(props, OPNN_CUDA_BLOCKS_PER_SM));
 }
 
 /* --- the outer view [A, R, B], B contiguous ------------------------------------------------ */

@@ -189,6 +189,9 @@ static const shape_case family_cases[] = {
     {"row_vec64_offset", 2, S(1001, 16), S(0), false, 1, S(1), 1},
     {"row_vec512", 2, S(1000, 128), S(0), false, 1, S(1), 0},
     {"row_vec8", 2, S(4099, 8), S(0), false, 1, S(1), 0},
+    /* 8 lanes a row for f32 (4 for f16, 16 for f64): a warp tile's 4 rows a group reduced
+     * together, the last tile partial */
+    {"row_vec32", 2, S(2999, 32), S(0), false, 1, S(1), 0},
     {"row_49", 2, S(3001, 49), S(0), false, 1, S(1), 0},
     {"row_33_offset", 2, S(999, 33), S(0), false, 1, S(1), 1},
     /* row tiles: 8-, 16-byte and element chunks, a pack of one row, tiles of one pack, rows
@@ -284,8 +287,8 @@ static const shape_case planner_cases[] = {
      * of 4 or 2 columns (aligned) or one (offset) */
     {"col_split_deep", 2, S(70001, 128), S(0), false, 1, S(0), 0},
     {"col_split_deep_offset", 2, S(70001, 128), S(0), false, 1, S(0), 1},
-    /* more groups than the grid's threads (528 blocks of 256 on an H200): grid-stride rounds,
-     * the last one partly past the end */
+    /* a warp tile of groups a warp over thousands of blocks, the last tile partly past the
+     * end, rows past the last whole group */
     {"row_pack_deep2", 2, S(1200007, 2), S(0), false, 1, S(1), 0},
     {"row_pack_deep3", 2, S(900001, 3), S(0), false, 1, S(1), 0},
 };

@@ -1204,8 +1204,7 @@ static void plan_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, si
 
 /* What every launch must hold: a grid the hardware takes, 256-thread blocks (ROW_TILE: 64, two
  * warp tiles a warp within the 48 KB of dynamic shared memory a launch gets without opting in,
- * a grid of 8 blocks an SM at most, all resident), and a
- * workspace that fits the partials and counters it will use. */
+ * a tile or more a warp), and a workspace that fits the partials and counters it will use. */
 static void check_launch(const opnn_reduce_plan *p)
 {
     const opnn_launch *l = &p->launch;
@@ -1221,7 +1220,7 @@ static void check_launch(const opnn_reduce_plan *p)
         assert_int_equal(l->block, OPNN_CUDA_ROW_TILE_BLOCK);
         assert_true(l->tiles >= 1 && l->tiles <= OPNN_CUDA_ROW_TILE_MAX_VEC);
         assert_true(l->block / 32 * 2 * l->tiles * 16 <= 48 * 1024); /* two tiles a warp */
-        assert_true(l->grid_x <= 132 * OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM);
+        assert_true(l->grid_x <= (l->units + l->block / 32 - 1) / (l->block / 32));
     } else if (l->family == OPNN_FAMILY_ROW_WARP && l->block != OPNN_CUDA_BLOCK) {
         /* blocks of 4 warps: one row a warp over several waves of tiles */
         assert_int_equal(l->block, OPNN_CUDA_BLOCK / 2);
@@ -1343,7 +1342,13 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 4194304 / 32); /* the last: whole packs over 8 a tile */
     h200_launch(&p, 2, tile_rows[0].shape, 1, ax1, "f32");
     assert_int_equal(p.launch.units, (1 << 20) / 64);
-    /* 8 blocks of 2 warps an SM */
+    /* blocks of 2 warps, 4 tiles a warp: past one wave of 8 blocks an SM (1056) */
+    assert_int_equal(p.launch.grid_x, (1 << 20) / 64 / (2 * 4));
+    /* a smaller input keeps the one wave: 4 * 1056 tiles */
+    const int64_t wave_rows[2] = {4 * 1056 * 64, 24};
+    h200_launch(&p, 2, wave_rows, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.units, 4 * 1056);
     assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM);
 
     /* rows of 768 bytes (past a tile's 512) go to groups of lanes */
@@ -1385,6 +1390,9 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, tiny, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 4);
+    /* 524288 warp tiles of 128 vectors, 4 a warp in blocks of 8 warps */
+    assert_int_equal(p.launch.units, 16777216 * 4 / 128);
+    assert_int_equal(p.launch.grid_x, 16777216 * 4 / 128 / (8 * 4));
     h200_launch(&p, 2, bf16rows, 1, ax1, "bf16");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
     assert_int_equal(p.launch.sub, 4);

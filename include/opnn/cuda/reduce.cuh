@@ -20,11 +20,15 @@
  *                       per group (1: one row at a time, 4 vectors deep; 2 * OPNN_CUDA_UNROLL:
  *                       one row, 8 deep), a shuffle tree per output. Rows of any alignment.
  *   row_vec_kernel      ROW of 2..32 whole 16-byte vectors, rows contiguous: a warp reads 32
- *                       consecutive vectors; groups of G lanes reduce a row each.
+ *                       consecutive vectors; groups of G lanes reduce a row each, a warp tile's
+ *                       OPNN_CUDA_UNROLL rows a group together (group_reduce_rows).
  *   row_tile_kernel     ROW of contiguous rows of K * size <= 512 bytes: warp tiles of whole rows
  *                       (packs of P rows that end on a 16-byte boundary, up to 6.5 KB) copied
  *                       into shared memory with cp.async, the next tile in flight while this
  *                       one is reduced; a lane a row (tiles of 32 rows or more) or G lanes a row.
+ *   row_pack_kernel     (launched for ROW_TILE plans) rows of up to 32 bytes from an aligned
+ *                       start: a warp reads its 32 groups' vectors coalesced, passes them
+ *                       through shared memory, and each lane folds its own group's rows.
  *   outer_kernel        view [A, R, B], B contiguous: BX threads across B (VEC elements each), BY
  *                       across rows, rows split into slices combined like the inner split;
  *                       EXT: also R1 such views reduced ([R1, A, R, B]) and a warp a unit.
@@ -134,10 +138,18 @@ template <class A, int CV> __device__ __forceinline__ void load_cg_n(const A *p,
 }
 
 /* A streaming store (st.global.cs) of an output written once and not read back: ROW_VEC's
- * outputs, 1/16 of row_tiny's traffic, read 3% faster so (H200, 276 against 285 us). */
+ * outputs, 1/16 of row_tiny's traffic, read 3% faster so (H200, 276 against 285 us). A kernel
+ * that reads 2 vectors and writes one (1 GiB, H200) read 0.95 of its ceiling with .cs stores of
+ * the vector, 0.86 with plain ones. */
 template <class O> __device__ __forceinline__ void store_stream(O *p, O v)
 {
-    if constexpr (sizeof(O) == 4) {
+    if constexpr (sizeof(O) == 16) {
+        uint4 w;
+        memcpy(&w, &v, 16);
+        asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w.x), "r"(w.y),
+                     "r"(w.z), "r"(w.w)
+                     : "memory");
+    } else if constexpr (sizeof(O) == 4) {
         unsigned w;
         memcpy(&w, &v, 4);
         asm volatile("st.global.cs.b32 [%0], %1;" ::"l"(p), "r"(w) : "memory");
@@ -254,6 +266,45 @@ __device__ __forceinline__ typename Op::acc_t group_reduce(const Op &op, typenam
     for (int o = G / 2; o > 0; o /= 2)
         v = op.combine(v, shfl_xor(v, o));
     return v;
+}
+
+/* U partials a lane (U a power of two), partial u of aligned groups of g lanes (g a power of
+ * two, 2..32) for U rows a group, reduced in U - 1 + log2(g / U) shuffles where a butterfly a
+ * row takes U * log2(g): at each of the first log2(min(U, g)) steps a lane keeps half of its
+ * rows and sends its partner the other half (the partner keeps that half). On return the lane
+ * holds rows first + k for k < count in v[k]; lanes of a group that hold the same rows hold
+ * the same values, and `lead` marks one of them. Every lane of the warp must call it. */
+struct rows_reduced {
+    int first, count;
+    bool lead;
+};
+template <class Op, int U>
+__device__ __forceinline__ rows_reduced group_reduce_rows(const Op &op, typename Op::acc_t (&v)[U],
+                                                          int g, int lane)
+{
+    using A = typename Op::acc_t;
+    static_assert(U >= 1 && (U & (U - 1)) == 0, "U is a power of two");
+    int first = 0, count = U, o = g >> 1;
+#pragma unroll
+    for (int n = U; n > 1; n >>= 1) {
+        if (o > 0) {
+            const bool hi = (lane & o) != 0;
+#pragma unroll
+            for (int i = 0; i < n / 2; i++) {
+                const A send = hi ? v[i] : v[i + n / 2];
+                const A keep = hi ? v[i + n / 2] : v[i];
+                v[i] = op.combine(keep, shfl_xor(send, o));
+            }
+            first += hi ? n / 2 : 0;
+            count = n / 2;
+            o >>= 1;
+        }
+    }
+    for (; o > 0; o >>= 1)
+        v[0] = op.combine(v[0], shfl_xor(v[0], o));
+    /* the lanes that share rows differ in the bits below g * count / U */
+    const int share = g * count / U;
+    return {first, count, (lane & (share - 1)) == 0};
 }
 
 /* Whole-block tree; the result is valid in warp 0. s_warp holds 32 accumulators. */
@@ -1009,11 +1060,11 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
 }
 
 /* Rows of K * size <= 32 bytes (K known at compile time), contiguous, 16-byte aligned: a pack
- * of P rows spans NV whole vectors; a thread takes M packs (at least 16 bytes of inputs' worth
- * of rows), loads its M * NV vectors at once and folds each row from registers, so no shared
- * memory step and no per-element index arithmetic remain (the tile kernel's reads from shared
- * memory cost more than the loads here: [89478485, 3] f32 4262 GB/s against 3638, f16 rows of
- * 3 4252 against 2549, H200). Groups past rows / (P * M) are taken by block 0, a row a thread. */
+ * of P rows spans NV whole vectors; a thread takes M packs (at least 16 bytes of rows' outputs'
+ * worth where a pack allows: one 16-byte store a lane), RV = NV * M vectors, and folds each row
+ * from registers, so no per-element index arithmetic remains (the tile kernel's per-row work
+ * from shared memory was issue-bound here: [89478485, 3] f32 4262 GB/s against 3638, f16 rows
+ * of 3 4252 against 2549, H200). */
 template <class T, int K> struct row_pack_shape {
     static constexpr int B = K * (int)sizeof(T);
     static constexpr int GCD = B % 16 == 0 ? 16 : B % 8 == 0 ? 8 : B % 4 == 0 ? 4 : 2;
@@ -1023,8 +1074,21 @@ template <class T, int K> struct row_pack_shape {
     static constexpr int M0 = P * (int)sizeof(T) >= 16 ? 1 : 16 / (P * (int)sizeof(T));
     static constexpr int M = NV * M0 <= 4 ? M0 : (4 / NV > 0 ? 4 / NV : 1);
     static constexpr int RV = NV * M, RR = P * M; /* vectors and rows a thread */
+    /* a warp's 32 * RV vectors in shared memory, vector q at q + PAD * (q / 8): a lane's run
+     * of RV vectors then falls on distinct banks for even RV too (odd RV needs no pad) */
+    static constexpr int PAD = RV % 2 == 0 ? 1 : 0;
+    static constexpr int SLOTS = 32 * RV + PAD * 4 * RV;
 };
 
+/* A warp reads its 32 groups' 32 * RV vectors coalesced (vector j * 32 + lane: each
+ * instruction takes 512 whole bytes), passes them through shared memory, and each lane folds
+ * its own group's rows. A lane loading its own RV adjacent vectors instead (ld.global.cs, each
+ * instruction 32 lines, left in L1 for the next) and the grid held at 4 blocks an SM, striding:
+ * rows of 2-7 f32 read 0.87-0.90 of the ceiling. A streaming kernel that reads K vectors and
+ * writes 1 (H200, 1 GiB, of its read ceiling) reads 0.95-0.97 so for K = 2-4, against 0.91-0.94
+ * with the grid at 4-16 blocks an SM striding, and 0.91-0.94 for K = 3-4 with a lane's vectors
+ * adjacent: here a warp takes one warp tile of groups and the grid covers them all. Groups
+ * past rows / RR are taken by block 0, a row a thread. */
 template <class Op, int K>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
     row_pack_kernel(Op op, const void *in_, void *out_, int64_t rows, int64_t red_n)
@@ -1037,9 +1101,33 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
     const uint4 *in = static_cast<const uint4 *>(in_);
     O *out = static_cast<O *>(out_);
     const int64_t groups = rows / S::RR, stride = (int64_t)gridDim.x * blockDim.x;
+    const int64_t nv = groups * S::RV;
+    __shared__ uint4 s_pack[kBlock / 32][S::SLOTS];
+    const int lane = threadIdx.x & 31;
+    uint4 *sw = s_pack[threadIdx.x >> 5];
+    auto slot = [](int q) { return q + S::PAD * (q >> 3); };
 
-    /* the rows of group g, whose vectors are v, folded and stored */
-    auto fold_store = [&](int64_t g, const uint4(&v)[S::RV]) {
+    for (int64_t g0 = (int64_t)blockIdx.x * blockDim.x + (threadIdx.x & ~31); g0 < groups;
+         g0 += stride) {
+        uint4 v[S::RV];
+#pragma unroll
+        for (int j = 0; j < S::RV; j++) {
+            const int64_t q = g0 * S::RV + j * 32 + lane;
+            if (q < nv)
+                v[j] = load_vec(in + q);
+        }
+#pragma unroll
+        for (int j = 0; j < S::RV; j++)
+            if (g0 * S::RV + j * 32 + lane < nv)
+                sw[slot(j * 32 + lane)] = v[j];
+        __syncwarp();
+#pragma unroll
+        for (int j = 0; j < S::RV; j++)
+            v[j] = sw[slot(lane * S::RV + j)];
+        __syncwarp(); /* the slice is refilled next round */
+        const int64_t g = g0 + lane;
+        if (g >= groups)
+            continue;
         T e[S::RV * V];
         memcpy(e, v, sizeof v);
         O o[S::RR];
@@ -1064,51 +1152,6 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
             for (int r = 0; r < S::RR; r++)
                 store_stream(po + r, o[r]);
         }
-    };
-
-    if constexpr (S::RV > 4) {
-        /* packs of more than 4 vectors (2-byte rows of 5 or 7): a warp loads its 32 groups'
-         * vectors coalesced into shared memory and each lane reads its own group back (an odd
-         * number of vectors apart: no bank conflicts). Read straight from global memory, each
-         * instruction touched 32 lines and the lines stayed in L1 for the next RV - 1: f16 rows
-         * of 7 read 0.74 of the ceiling. */
-        __shared__ uint4 s_pack[kBlock / 32][32 * S::RV];
-        const int lane = threadIdx.x & 31;
-        uint4 *sw = s_pack[threadIdx.x >> 5];
-        const int64_t nv = groups * S::RV;
-        for (int64_t g0 = (int64_t)blockIdx.x * blockDim.x + (threadIdx.x & ~31); g0 < groups;
-             g0 += stride) {
-            uint4 v[S::RV];
-#pragma unroll
-            for (int j = 0; j < S::RV; j++) {
-                const int64_t q = g0 * S::RV + j * 32 + lane;
-                if (q < nv)
-                    v[j] = load_vec(in + q);
-            }
-#pragma unroll
-            for (int j = 0; j < S::RV; j++)
-                if (g0 * S::RV + j * 32 + lane < nv)
-                    sw[j * 32 + lane] = v[j];
-            __syncwarp();
-#pragma unroll
-            for (int j = 0; j < S::RV; j++)
-                v[j] = sw[lane * S::RV + j];
-            __syncwarp(); /* the slice is refilled next round */
-            if (g0 + lane < groups)
-                fold_store(g0 + lane, v);
-        }
-    } else {
-        for (int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += stride) {
-            uint4 v[S::RV];
-            /* each instruction reads one vector of every lane's run, so the sectors it leaves
-             * are the next instructions': loads that allocate in L1 (ld.global.cs), not
-             * load_vec's no_allocate, which fetched each sector from L2 twice ([89478485, 3]
-             * f32 3680 GB/s against 4262, H200) */
-#pragma unroll
-            for (int j = 0; j < S::RV; j++)
-                v[j] = __ldcs(in + g * S::RV + j);
-            fold_store(g, v);
-        }
     }
     if (blockIdx.x == 0) { /* rows past the last whole group */
         const T *src = static_cast<const T *>(in_);
@@ -1130,8 +1173,8 @@ constexpr int kRowPackMaxBytes = 32;
 constexpr int kRowPackMaxVec = 8;
 
 /* Launches row_pack_kernel for rows of k elements if there is one (k = 2..kRowPackMaxBytes /
- * size, packs of at most kRowPackMaxVec vectors); false if not. At most max_grid blocks,
- * grid-stride beyond. */
+ * size, packs of at most kRowPackMaxVec vectors); false if not. A warp a warp tile of groups:
+ * a block for every kBlock groups, at most max_grid (the kernel strides past it). */
 template <class Op, int K = 2>
 bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t rows,
                      int64_t red_n, int64_t max_grid, cudaStream_t stream)
@@ -1264,33 +1307,45 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
                 continue;
             }
         }
+        if constexpr (NB == 1 && !has_group_vec<Op>::value) {
+            /* the tile's kUnroll rows of a group together (rows are whole groups of g lanes: a
+             * group is all in range or all out): 3 + log2(g / 4) shuffles a lane, not
+             * 4 * log2(g) */
+            A acc[kUnroll];
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
-            const int64_t i = base + u * 32;
-            /* rows are whole groups of g lanes: a group is all in range or all out */
-            if constexpr (NB > 1) {
-                A acc[NB];
+            for (int u = 0; u < kUnroll; u++)
+                acc[u] = base + u * 32 < a.nvec ? fold_vec(op, op.identity(), v[u], (int64_t)gl * V)
+                                                : op.identity();
+            const rows_reduced rr = group_reduce_rows<Op, kUnroll>(op, acc, a.g, lane);
 #pragma unroll
-                for (int c = 0; c < NB; c++)
-                    acc[c] = op.identity();
-                if (i < a.nvec)
-                    fold_slab_vec<Op, NB>(op, acc, v[u], (int64_t)gl * V);
-                finish_slab<Op, NB>(op, acc, a.g, gl == 0 && i < a.nvec, out + (i >> a.log2g) * NB,
-                                    a.red_n);
-                continue;
+            for (int k = 0; k < kUnroll; k++) {
+                const int64_t i = base + (rr.first + k) * 32;
+                if (k < rr.count && rr.lead && i < a.nvec)
+                    store_stream(out + (i >> a.log2g), op.finalize(acc[k], a.red_n));
             }
-            A acc;
-            if constexpr (has_group_vec<Op>::value) {
-                T e[V];
-                memcpy(e, &v[u], 16);
-                acc = op.group_vec(e, (int64_t)gl * V, a.g);
-            } else {
-                acc =
-                    i < a.nvec ? fold_vec(op, op.identity(), v[u], (int64_t)gl * V) : op.identity();
-                acc = group_reduce(op, acc, a.g);
+        } else {
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) {
+                const int64_t i = base + u * 32;
+                /* rows are whole groups of g lanes: a group is all in range or all out */
+                if constexpr (NB > 1) {
+                    A acc[NB];
+#pragma unroll
+                    for (int c = 0; c < NB; c++)
+                        acc[c] = op.identity();
+                    if (i < a.nvec)
+                        fold_slab_vec<Op, NB>(op, acc, v[u], (int64_t)gl * V);
+                    finish_slab<Op, NB>(op, acc, a.g, gl == 0 && i < a.nvec,
+                                        out + (i >> a.log2g) * NB, a.red_n);
+                    continue;
+                } else {
+                    T e[V];
+                    memcpy(e, &v[u], 16);
+                    const A acc = op.group_vec(e, (int64_t)gl * V, a.g);
+                    if (gl == 0 && i < a.nvec)
+                        store_stream(out + (i >> a.log2g), op.finalize(acc, a.red_n));
+                }
             }
-            if (gl == 0 && i < a.nvec)
-                store_stream(out + (i >> a.log2g), op.finalize(acc, a.red_n));
         }
     }
 }
@@ -1936,11 +1991,9 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.chunk /= 2;
         a.aligned = ((uintptr_t)in & 15u) == 0;
         /* rows of 32 bytes or less from an aligned start: a thread folds whole packs from
-         * registers (row_pack_kernel), in half the tile grid's blocks (4 of kBlock an SM where
-         * the tile grid has 8 of 64); else the tile kernel */
+         * registers (row_pack_kernel, on a grid of its own); else the tile kernel */
         if (a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
-            launch_row_pack(op, a.k, in, out, a.rows, a.red_n, grid_for_op<Op>((l.grid_x + 1) / 2),
-                            stream))
+            launch_row_pack(op, a.k, in, out, a.rows, a.red_n, INT32_MAX, stream))
             break;
         /* the planner's block (64 threads: 2 warps of two slices of up to 6.5 KB, 8 blocks an
          * SM); one slice a warp from an unaligned start. The kernel is compiled for kMinBlocks
