@@ -311,6 +311,16 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
     if (l->grid_x == l->units && l->units <= 2 * (int64_t)props->sm_count &&
         unit_bytes >= 16 * 2 * OPNN_CUDA_UNROLL * OPNN_CUDA_BLOCK)
         l->ranges = 2 * OPNN_CUDA_UNROLL;
+    /* OUTER_INNER units of a block each over more than one wave of slots but less than two: the
+     * second wave ran part full ([64, 512, 28, 28] over (0, 2, 3): 512 blocks on 396 slots).
+     * Two blocks an SM striding over the units at DEPTH 2 instead: 30.6 us against 34.4
+     * (`opnn_families --ranges 8 --grid 264`, best of 20, H200; 29.6 against 32.4 in an earlier
+     * run); 4 deep on 3 an SM: 32.2. Not measured for ROW_BLOCK, which keeps a block a unit. */
+    else if (family == OPNN_FAMILY_OUTER_INNER && l->grid_x == l->units && l->units > slots &&
+             l->units < 2 * slots && unit_bytes >= 16 * 2 * OPNN_CUDA_UNROLL * OPNN_CUDA_BLOCK) {
+        l->grid_x = 2 * (int64_t)props->sm_count;
+        l->ranges = 2 * OPNN_CUDA_UNROLL;
+    }
     if (split > 1)
         launch_workspace(l, v->c * split, v->c);
 }

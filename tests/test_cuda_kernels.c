@@ -287,6 +287,9 @@ static const shape_case planner_cases[] = {
      * of 4 or 2 columns (aligned) or one (offset) */
     {"col_split_deep", 2, S(70001, 128), S(0), false, 1, S(0), 0},
     {"col_split_deep_offset", 2, S(70001, 128), S(0), false, 1, S(0), 1},
+    /* 500 channels of 64 KB (f32) or 128 KB (f64): one to two waves of units, 2 blocks an SM
+     * striding over them at DEPTH 2 (f16: a persistent grid of 3 an SM) */
+    {"outer_inner_two_waves", 4, S(8, 500, 32, 64), S(0), false, 3, S(0, 2, 3), 0},
     /* a warp tile of groups a warp over thousands of blocks, the last tile partly past the
      * end, rows past the last whole group */
     {"row_pack_deep2", 2, S(1200007, 2), S(0), false, 1, S(1), 0},

@@ -1229,11 +1229,14 @@ static void check_launch(const opnn_reduce_plan *p)
     } else {
         assert_int_equal(l->block, OPNN_CUDA_BLOCK);
     }
-    /* twice as deep: the block kernel in grids of at most 2 blocks an SM; the group kernel one
-     * row a group, a block a tile */
+    /* twice as deep: the block kernel in grids of at most 2 blocks an SM (a block a unit, or
+     * striding over one to two waves of units); the group kernel one row a group, a block a
+     * tile */
     assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL ||
                 (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
                  l->grid_x == l->units && l->units <= 2 * 132) ||
+                (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
+                 l->grid_x == 2 * 132 && l->units > 3 * 132 && l->units < 2 * 3 * 132) ||
                 (l->kernel == OPNN_KERNEL_INNER_GROUP && l->ranges == 2 * OPNN_CUDA_UNROLL &&
                  l->grid_x == l->units));
     /* the inner kernels' groups of `sub` lanes tile the block (the launcher refuses others) */
@@ -1367,6 +1370,22 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.split, 1);
     assert_int_equal(p.launch.units, 256);
     assert_int_equal(p.launch.ncounters, 0);
+
+    /* 512 channels of 196 KB: more than the 396 slots of one wave, fewer than two; 2 blocks an
+     * SM stride over them, DEPTH 2. f16 (98 KB a channel) too; 1024 channels keep a block each */
+    const int64_t nchw512[4] = {64, 512, 28, 28}, nchw1024[4] = {64, 1024, 28, 28};
+    h200_launch(&p, 4, nchw512, 3, nhw, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_BLOCK);
+    assert_int_equal(p.launch.units, 512);
+    assert_int_equal(p.launch.grid_x, 2 * 132);
+    assert_int_equal(p.launch.ranges, 2 * OPNN_CUDA_UNROLL);
+    h200_launch(&p, 4, nchw512, 3, nhw, "f16");
+    assert_int_equal(p.launch.grid_x, 2 * 132);
+    h200_launch(&p, 4, nchw1024, 3, nhw, "f32");
+    assert_int_equal(p.launch.units, 1024);
+    assert_int_equal(p.launch.grid_x, 1024);
+    assert_int_equal(p.launch.ranges, 1);
 
     /* fewer channels: each split over N into as many units as still fit one wave */
     const int64_t nchw64[4] = {256, 64, 112, 112};
