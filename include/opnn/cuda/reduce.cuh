@@ -1219,19 +1219,18 @@ __device__ __forceinline__ void fold_slab_vec(const Op &op, typename Op::acc_t (
 }
 
 /* A slab's NB columns held by an aligned group of w lanes (every lane of the warp calls it):
- * shuffles, the NB of a step in flight together; where `store`, out[0..NB) = the results. */
+ * reduced together (group_reduce_rows: NB - 1 + log2(w / NB) shuffles a lane, not NB log2 w);
+ * where `store` (the slab is in range), out[0..NB) = the results, each column by one lane. */
 template <class Op, int NB>
 __device__ __forceinline__ void finish_slab(const Op &op, typename Op::acc_t (&acc)[NB], int w,
                                             bool store, typename Op::out_t *out, int64_t red_n)
 {
-    for (int o = w / 2; o > 0; o /= 2)
+    const rows_reduced rr = group_reduce_rows<Op, NB>(op, acc, w, threadIdx.x & 31);
+    if (store && rr.lead)
 #pragma unroll
-        for (int c = 0; c < NB; c++)
-            acc[c] = op.combine(acc[c], shfl_xor(acc[c], o));
-    if (store)
-#pragma unroll
-        for (int c = 0; c < NB; c++)
-            store_stream(out + c, op.finalize(acc[c], red_n));
+        for (int k = 0; k < NB; k++)
+            if (k < rr.count)
+                store_stream(out + rr.first + k, op.finalize(acc[k], red_n));
 }
 
 struct rowvec_args {
@@ -1302,8 +1301,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
 #pragma unroll
                     for (int u = 0; u < kUnroll; u++)
                         fold_slab_vec<Op, NB>(op, acc, v[u], (int64_t)(j0 + u * gs) * V);
-                finish_slab<Op, NB>(op, acc, gs, j0 == 0 && s0 < a.nvec, out + (s0 >> a.log2g) * NB,
-                                    a.red_n);
+                finish_slab<Op, NB>(op, acc, gs, s0 < a.nvec, out + (s0 >> a.log2g) * NB, a.red_n);
                 continue;
             }
         }
@@ -1335,8 +1333,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
                         acc[c] = op.identity();
                     if (i < a.nvec)
                         fold_slab_vec<Op, NB>(op, acc, v[u], (int64_t)gl * V);
-                    finish_slab<Op, NB>(op, acc, a.g, gl == 0 && i < a.nvec,
-                                        out + (i >> a.log2g) * NB, a.red_n);
+                    finish_slab<Op, NB>(op, acc, a.g, i < a.nvec, out + (i >> a.log2g) * NB,
+                                        a.red_n);
                     continue;
                 } else {
                     T e[V];
