@@ -1254,22 +1254,12 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
     const int lane = threadIdx.x & 31, gl = lane & (a.g - 1);
     const int64_t wpb = blockDim.x >> 5;
     const int64_t nwarps = (int64_t)gridDim.x * wpb;
-    /* slabs of NB columns and g >= 4 * kUnroll vectors: gs = g / kUnroll lanes a slab, each
-     * taking kUnroll vectors of it (gs apart), so a lane folds kUnroll vectors before the slab's
-     * log2(gs) shuffle steps: f32 [1048576, 64, 2] 3562 -> 3997 GB/s, f16 [2097152, 32, 4] 2922
-     * -> 3682 (H200). Else vector u of lane is u * 32 + lane of the tile: slabs of 8 vectors read
-     * as 2 lanes' 32-byte pieces 128 bytes apart lost more than the shuffles cost (f32
-     * [4194304, 16, 2] 3782 -> 3135 GB/s). */
-    const bool deep = NB > 1 && a.g >= 4 * kUnroll;
-    const int gs = deep ? a.g / kUnroll : 32;
-    const int lane_off = deep ? (lane / gs) * a.g + (lane & (gs - 1)) : lane;
-
     /* the vectors of warp tile tt (those past the end are left as they are) */
     auto load_tile = [&](int64_t tt, uint4(&v)[kUnroll]) {
-        const int64_t base = tt * 32 * kUnroll + lane_off;
+        const int64_t base = tt * 32 * kUnroll + lane;
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) {
-            const int64_t i = base + u * gs;
+            const int64_t i = base + u * 32;
             if (i < a.nvec)
                 v[u] = load_vec_any(in + i * V, a.aligned);
         }
@@ -1289,21 +1279,46 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
         if (t + nwarps < a.tiles)
             load_tile(t + nwarps, next);
         if constexpr (NB > 1) {
-            if (deep) {
-                /* this lane's slab starts at vector s0; slabs are all in range or all out */
-                const int64_t s0 = t * 32 * kUnroll + (int64_t)(lane / gs) * a.g;
-                const int j0 = lane & (gs - 1);
+            /* slabs of NB columns: the tile passes through shared memory so that each lane
+             * holds kUnroll consecutive vectors (lane * kUnroll + j of the tile), folds them into
+             * its NB accumulators, and the g / kUnroll lanes of a slab (one for g <= kUnroll,
+             * with kUnroll / g slabs a lane) reduce them once a tile. Folding each load's vector
+             * with its own reduction across the slab's lanes cost 127 warp instructions a
+             * warp-wide load for bf16 [2097152, 16, 4] (0.88 issued a cycle a scheduler, 0.80 of
+             * the ceiling); lanes reading kUnroll vectors a slab apart read 32-byte pieces 128
+             * bytes apart for slabs of 8 vectors (f32 [4194304, 16, 2] 3782 -> 3135 GB/s). */
+            __shared__ uint4 s_slab[kBlock / 32][32 * kUnroll + 4 * kUnroll];
+            uint4 *sw = s_slab[threadIdx.x >> 5];
+            auto slot = [](int q) { return q + (kUnroll % 2 == 0 ? q >> 3 : 0); };
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++)
+                sw[slot(u * 32 + lane)] = v[u];
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < kUnroll; j++)
+                v[j] = sw[slot(lane * kUnroll + j)];
+            __syncwarp(); /* the slice is refilled next tile */
+            const int64_t q0 = t * 32 * kUnroll + (int64_t)lane * kUnroll;
+            /* slabs are whole groups of g vectors, each all in range or all out */
+#pragma unroll
+            for (int s0 = 0; s0 < kUnroll; s0++) {
+                if (s0 % a.g != 0 && a.g < kUnroll)
+                    continue;
+                if (s0 > 0 && a.g >= kUnroll)
+                    break;
                 A acc[NB];
 #pragma unroll
                 for (int c = 0; c < NB; c++)
                     acc[c] = op.identity();
-                if (s0 < a.nvec)
+                const bool in_range = q0 + s0 < a.nvec;
 #pragma unroll
-                    for (int u = 0; u < kUnroll; u++)
-                        fold_slab_vec<Op, NB>(op, acc, v[u], (int64_t)(j0 + u * gs) * V);
-                finish_slab<Op, NB>(op, acc, gs, s0 < a.nvec, out + (s0 >> a.log2g) * NB, a.red_n);
-                continue;
+                for (int j = 0; j < kUnroll; j++)
+                    if (j >= s0 && (a.g >= kUnroll || j < s0 + a.g) && in_range)
+                        fold_slab_vec<Op, NB>(op, acc, v[j], ((q0 + j) & (a.g - 1)) * V);
+                finish_slab<Op, NB>(op, acc, a.g >= kUnroll ? a.g / kUnroll : 1, in_range,
+                                    out + ((q0 + s0) >> a.log2g) * NB, a.red_n);
             }
+            continue;
         }
         if constexpr (NB == 1 && !has_group_vec<Op>::value) {
             /* the tile's kUnroll rows of a group together (rows are whole groups of g lanes: a
@@ -1321,28 +1336,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
                 if (k < rr.count && rr.lead && i < a.nvec)
                     store_stream(out + (i >> a.log2g), op.finalize(acc[k], a.red_n));
             }
-        } else {
+        } else if constexpr (NB == 1) {
 #pragma unroll
             for (int u = 0; u < kUnroll; u++) {
                 const int64_t i = base + u * 32;
                 /* rows are whole groups of g lanes: a group is all in range or all out */
-                if constexpr (NB > 1) {
-                    A acc[NB];
-#pragma unroll
-                    for (int c = 0; c < NB; c++)
-                        acc[c] = op.identity();
-                    if (i < a.nvec)
-                        fold_slab_vec<Op, NB>(op, acc, v[u], (int64_t)gl * V);
-                    finish_slab<Op, NB>(op, acc, a.g, i < a.nvec, out + (i >> a.log2g) * NB,
-                                        a.red_n);
-                    continue;
-                } else {
-                    T e[V];
-                    memcpy(e, &v[u], 16);
-                    const A acc = op.group_vec(e, (int64_t)gl * V, a.g);
-                    if (gl == 0 && i < a.nvec)
-                        store_stream(out + (i >> a.log2g), op.finalize(acc, a.red_n));
-                }
+                T e[V];
+                memcpy(e, &v[u], 16);
+                const A acc = op.group_vec(e, (int64_t)gl * V, a.g);
+                if (gl == 0 && i < a.nvec)
+                    store_stream(out + (i >> a.log2g), op.finalize(acc, a.red_n));
             }
         }
     }
