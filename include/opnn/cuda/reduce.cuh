@@ -1199,7 +1199,8 @@ bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t
 
 /* A row here may also be one contiguous [R, NB] slab of a middle view [A, R, NB] whose NB
  * columns divide a vector (NB = 2, 4), of up to 32 * kUnroll vectors: element c of every vector
- * is column c % NB, so a lane folds its vectors into NB accumulators and the group reduces each.
+ * is column c % NB, so a lane folds its kUnroll consecutive vectors into NB accumulators and the
+ * slab's lanes reduce each once a tile.
  * [1048576, 64, 2] over 1 (f32) read 0.22 of the ceiling as a column view of 4-byte loads (H200).
  */
 
