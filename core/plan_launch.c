@@ -318,7 +318,7 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
      * run); 4 deep on 3 an SM: 32.2. Not measured for ROW_BLOCK, which keeps a block a unit. */
     else if (family == OPNN_FAMILY_OUTER_INNER && l->grid_x == l->units && l->units > slots &&
              l->units < 2 * slots && unit_bytes >= 16 * 2 * OPNN_CUDA_UNROLL * OPNN_CUDA_BLOCK) {
-        l->grid_x = 2 * (int64_t)props->sm_count;
+        l->grid_x = 2 * imax(1, props->sm_count);
         l->ranges = 2 * OPNN_CUDA_UNROLL;
     }
     if (split > 1)

@@ -143,7 +143,7 @@ template <class A, int CV> __device__ __forceinline__ void load_cg_n(const A *p,
  * the vector, 0.86 with plain ones. */
 template <class O> __device__ __forceinline__ void store_stream(O *p, O v)
 {
-    if constexpr (sizeof(O) == 16) {
+    if constexpr (sizeof(O) == 16 && alignof(O) >= 16) { /* a vector store needs the alignment */
         uint4 w;
         memcpy(&w, &v, 16);
         asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w.x), "r"(w.y),
