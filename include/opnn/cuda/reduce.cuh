@@ -307,6 +307,26 @@ __device__ __forceinline__ rows_reduced group_reduce_rows(const Op &op, typename
     return {first, count, (lane & (share - 1)) == 0};
 }
 
+/* A warp's 32 * RV vectors, loaded coalesced (v[j] of a lane is vector j * 32 + lane of the
+ * warp's run: each load instruction takes 512 whole bytes), passed through shared memory so
+ * that a lane ends with its own RV consecutive vectors (v[j] = vector lane * RV + j). Vector q
+ * sits at slot q + q / 8 for even RV, so a lane's run falls on distinct banks (odd RV needs no
+ * pad); sw holds kWarpRunSlots<RV> vectors, the warp's own. Every lane of the warp must call
+ * it. Vectors a lane did not load go through too; the lanes they reach hold nothing in range. */
+template <int RV> constexpr int kWarpRunSlots = 32 * RV + (RV % 2 == 0 ? 4 * RV : 0);
+template <int RV> __device__ __forceinline__ void warp_to_runs(uint4 (&v)[RV], uint4 *sw, int lane)
+{
+    auto slot = [](int q) { return q + (RV % 2 == 0 ? q >> 3 : 0); };
+#pragma unroll
+    for (int j = 0; j < RV; j++)
+        sw[slot(j * 32 + lane)] = v[j];
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < RV; j++)
+        v[j] = sw[slot(lane * RV + j)];
+    __syncwarp(); /* sw is refilled by the next call */
+}
+
 /* Whole-block tree; the result is valid in warp 0. s_warp holds 32 accumulators. */
 template <class Op>
 __device__ __forceinline__ typename Op::acc_t block_reduce(const Op &op, typename Op::acc_t v,
@@ -1074,21 +1094,16 @@ template <class T, int K> struct row_pack_shape {
     static constexpr int M0 = P * (int)sizeof(T) >= 16 ? 1 : 16 / (P * (int)sizeof(T));
     static constexpr int M = NV * M0 <= 4 ? M0 : (4 / NV > 0 ? 4 / NV : 1);
     static constexpr int RV = NV * M, RR = P * M; /* vectors and rows a thread */
-    /* a warp's 32 * RV vectors in shared memory, vector q at q + PAD * (q / 8): a lane's run
-     * of RV vectors then falls on distinct banks for even RV too (odd RV needs no pad) */
-    static constexpr int PAD = RV % 2 == 0 ? 1 : 0;
-    static constexpr int SLOTS = 32 * RV + PAD * 4 * RV;
 };
 
-/* A warp reads its 32 groups' 32 * RV vectors coalesced (vector j * 32 + lane: each
- * instruction takes 512 whole bytes), passes them through shared memory, and each lane folds
- * its own group's rows. A lane loading its own RV adjacent vectors instead (ld.global.cs, each
- * instruction 32 lines, left in L1 for the next) and the grid held at 4 blocks an SM, striding:
- * rows of 2-7 f32 read 0.87-0.90 of the ceiling. A streaming kernel that reads K vectors and
- * writes 1 (H200, 1 GiB, of its read ceiling) reads 0.95-0.97 so for K = 2-4, against 0.91-0.94
- * with the grid at 4-16 blocks an SM striding, and 0.91-0.94 for K = 3-4 with a lane's vectors
- * adjacent: here a warp takes one warp tile of groups and the grid covers them all. Groups
- * past rows / RR are taken by block 0, a row a thread. */
+/* A warp reads its 32 groups' 32 * RV vectors coalesced and passes them through shared memory
+ * (warp_to_runs), and each lane folds its own group's rows. A lane loading its own RV adjacent
+ * vectors instead (ld.global.cs, each instruction 32 lines, left in L1 for the next) and the grid
+ * held at 4 blocks an SM, striding: rows of 2-7 f32 read 0.87-0.90 of the ceiling. A streaming
+ * kernel that reads K vectors and writes 1 (H200, 1 GiB, of its read ceiling) reads 0.95-0.97 so
+ * for K = 2-4, against 0.91-0.94 with the grid at 4-16 blocks an SM striding, and 0.91-0.94 for K =
+ * 3-4 with a lane's vectors adjacent: here a warp takes one warp tile of groups and the grid covers
+ * them all. Groups past rows / RR are taken by block 0, a row a thread. */
 template <class Op, int K>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
     row_pack_kernel(Op op, const void *in_, void *out_, int64_t rows, int64_t red_n)
@@ -1102,10 +1117,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
     O *out = static_cast<O *>(out_);
     const int64_t groups = rows / S::RR, stride = (int64_t)gridDim.x * blockDim.x;
     const int64_t nv = groups * S::RV;
-    __shared__ uint4 s_pack[kBlock / 32][S::SLOTS];
+    __shared__ uint4 s_pack[kBlock / 32][kWarpRunSlots<S::RV>];
     const int lane = threadIdx.x & 31;
     uint4 *sw = s_pack[threadIdx.x >> 5];
-    auto slot = [](int q) { return q + S::PAD * (q >> 3); };
 
     for (int64_t g0 = (int64_t)blockIdx.x * blockDim.x + (threadIdx.x & ~31); g0 < groups;
          g0 += stride) {
@@ -1116,15 +1130,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
             if (q < nv)
                 v[j] = load_vec(in + q);
         }
-#pragma unroll
-        for (int j = 0; j < S::RV; j++)
-            if (g0 * S::RV + j * 32 + lane < nv)
-                sw[slot(j * 32 + lane)] = v[j];
-        __syncwarp();
-#pragma unroll
-        for (int j = 0; j < S::RV; j++)
-            v[j] = sw[slot(lane * S::RV + j)];
-        __syncwarp(); /* the slice is refilled next round */
+        warp_to_runs(v, sw, lane);
         const int64_t g = g0 + lane;
         if (g >= groups)
             continue;
@@ -1174,22 +1180,22 @@ constexpr int kRowPackMaxVec = 8;
 
 /* Launches row_pack_kernel for rows of k elements if there is one (k = 2..kRowPackMaxBytes /
  * size, packs of at most kRowPackMaxVec vectors); false if not. A warp a warp tile of groups:
- * a block for every kBlock groups, at most max_grid (the kernel strides past it). */
+ * a block for every kBlock groups (the kernel strides past CUDA's 2^31 - 1 blocks). */
 template <class Op, int K = 2>
 bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t rows,
-                     int64_t red_n, int64_t max_grid, cudaStream_t stream)
+                     int64_t red_n, cudaStream_t stream)
 {
     using T = typename Op::in_t;
     using S = row_pack_shape<T, K>;
     if constexpr (K * sizeof(T) > (sizeof(T) == 8 ? 16 : kRowPackMaxBytes)) {
         return false;
     } else if (k != K) {
-        return launch_row_pack<Op, K + 1>(op, k, in, out, rows, red_n, max_grid, stream);
+        return launch_row_pack<Op, K + 1>(op, k, in, out, rows, red_n, stream);
     } else if constexpr (S::NV > kRowPackMaxVec) {
         return false;
     } else {
         int64_t grid = (rows / S::RR + kBlock - 1) / kBlock;
-        grid = grid < 1 ? 1 : grid > max_grid ? max_grid : grid;
+        grid = grid < 1 ? 1 : grid > INT32_MAX ? INT32_MAX : grid;
         row_pack_kernel<Op, K><<<(unsigned)grid, kBlock, 0, stream>>>(op, in, out, rows, red_n);
         return true;
     }
@@ -1288,25 +1294,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
              * warp-wide load for bf16 [2097152, 16, 4] (0.88 issued a cycle a scheduler, 0.80 of
              * the ceiling); lanes reading kUnroll vectors a slab apart read 32-byte pieces 128
              * bytes apart for slabs of 8 vectors (f32 [4194304, 16, 2] 3782 -> 3135 GB/s). */
-            __shared__ uint4 s_slab[kBlock / 32][32 * kUnroll + 4 * kUnroll];
-            uint4 *sw = s_slab[threadIdx.x >> 5];
-            auto slot = [](int q) { return q + (kUnroll % 2 == 0 ? q >> 3 : 0); };
-#pragma unroll
-            for (int u = 0; u < kUnroll; u++)
-                sw[slot(u * 32 + lane)] = v[u];
-            __syncwarp();
-#pragma unroll
-            for (int j = 0; j < kUnroll; j++)
-                v[j] = sw[slot(lane * kUnroll + j)];
-            __syncwarp(); /* the slice is refilled next tile */
+            __shared__ uint4 s_slab[kBlock / 32][kWarpRunSlots<kUnroll>];
+            warp_to_runs(v, s_slab[threadIdx.x >> 5], lane);
             const int64_t q0 = t * 32 * kUnroll + (int64_t)lane * kUnroll;
-            /* slabs are whole groups of g vectors, each all in range or all out */
+            /* a lane's vectors s0 .. s0 + per - 1 are one slab's (per = g or kUnroll, powers of
+             * two); slabs are whole groups of g vectors, each all in range or all out */
+            const int per = a.g < kUnroll ? a.g : kUnroll;
 #pragma unroll
             for (int s0 = 0; s0 < kUnroll; s0++) {
-                if (s0 % a.g != 0 && a.g < kUnroll)
+                if ((s0 & (per - 1)) != 0)
                     continue;
-                if (s0 > 0 && a.g >= kUnroll)
-                    break;
                 A acc[NB];
 #pragma unroll
                 for (int c = 0; c < NB; c++)
@@ -1314,10 +1311,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
                 const bool in_range = q0 + s0 < a.nvec;
 #pragma unroll
                 for (int j = 0; j < kUnroll; j++)
-                    if (j >= s0 && (a.g >= kUnroll || j < s0 + a.g) && in_range)
+                    if (j >= s0 && j < s0 + per && in_range)
                         fold_slab_vec<Op, NB>(op, acc, v[j], ((q0 + j) & (a.g - 1)) * V);
-                finish_slab<Op, NB>(op, acc, a.g >= kUnroll ? a.g / kUnroll : 1, in_range,
-                                    out + ((q0 + s0) >> a.log2g) * NB, a.red_n);
+                finish_slab<Op, NB>(op, acc, a.g / per, in_range, out + ((q0 + s0) >> a.log2g) * NB,
+                                    a.red_n);
             }
             continue;
         }
@@ -1995,7 +1992,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         /* rows of 32 bytes or less from an aligned start: a thread folds whole packs from
          * registers (row_pack_kernel, on a grid of its own); else the tile kernel */
         if (a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
-            launch_row_pack(op, a.k, in, out, a.rows, a.red_n, INT32_MAX, stream))
+            launch_row_pack(op, a.k, in, out, a.rows, a.red_n, stream))
             break;
         /* the planner's block (64 threads: 2 warps of two slices of up to 6.5 KB, 8 blocks an
          * SM); one slice a warp from an unaligned start. The kernel is compiled for kMinBlocks
