@@ -252,6 +252,10 @@ static const shape_case family_cases[] = {
     {"middle_slab_g128", 3, S(301, 256, 2), S(0), false, 1, S(1), 0},
     {"middle_slab_b4_deep", 3, S(2003, 32, 4), S(0), false, 1, S(1), 0},
     {"middle_slab_deep_offset", 3, S(517, 64, 2), S(0), false, 1, S(1), 1},
+    /* rows of one whole vector (f32 B = 4, f64 B = 2, f16 B = 8): column c is element c */
+    {"middle_slab_b8", 3, S(2003, 16, 8), S(0), false, 1, S(1), 0},
+    {"middle_slab_b8_offset", 3, S(517, 4, 8), S(0), false, 1, S(1), 1},
+    {"middle_slab_b4_g64", 3, S(301, 64, 4), S(0), false, 1, S(1), 0},
     /* [R1, A, R, B]: slabs of a middle view; whole slabs a slice, pieces of one, odd B */
     {"slabs_whole", 4, S(64, 3, 40, 64), S(0), false, 2, S(0, 2), 0},
     {"slabs_pieces", 4, S(2, 3, 5000, 64), S(0), false, 2, S(0, 2), 0},

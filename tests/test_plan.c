@@ -1479,8 +1479,8 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 65536);
     assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
 
-    /* slabs of two or four columns narrower than a vector, 2..128 whole vectors each: ROW_VEC,
-     * a group of lanes a slab; [1048576, 64, 2] f32 is 512-byte slabs (32 lanes) */
+    /* slabs of 2, 4 or 8 columns that fill a vector or divide it, 2..128 whole vectors each:
+     * ROW_VEC, a group of lanes a slab; [1048576, 64, 2] f32 is 512-byte slabs (32 lanes) */
     const int64_t b2[3] = {1048576, 64, 2}, b4[3] = {4096, 8, 4}, b2x[3] = {4096, 48, 2},
                   b8[3] = {4096, 16, 8};
     h200_launch(&p, 3, b2, 1, ax1, "f32");
@@ -1493,8 +1493,9 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 3, b4, 1, ax1, "f16"); /* 64-byte slabs */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 4);
-    h200_launch(&p, 3, b4, 1, ax1, "f32"); /* 16-byte rows: the column kernel's vectors */
-    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    h200_launch(&p, 3, b4, 1, ax1, "f32"); /* 16-byte rows: a vector a row, 8 a slab */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.sub, 8);
     const int64_t b2l[3] = {262144, 256, 2}, b2xl[3] = {131072, 512, 2};
     h200_launch(&p, 3, b2l, 1, ax1, "f32"); /* 128 vectors: 32 lanes of 4 */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
@@ -1503,9 +1504,15 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
     h200_launch(&p, 3, b2x, 1, ax1, "f32"); /* 24 vectors a slab: not a power of two */
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
-    h200_launch(&p, 3, b8, 1, ax1, "f16"); /* rows of one whole vector */
+    h200_launch(&p, 3, b8, 1, ax1, "f16"); /* rows of one whole vector: 8 columns */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.sub, 16);
+    h200_launch(&p, 3, b8, 1, ax1, "f32"); /* 32-byte rows: the column kernel's vectors */
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
-    h200_launch(&p, 3, b2, 1, ax1, "f64"); /* 16-byte rows */
+    h200_launch(&p, 3, b2, 1, ax1, "f64"); /* 16-byte rows: 64 vectors a slab */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.sub, 64);
+    h200_launch(&p, 3, b4, 1, ax1, "f64"); /* 32-byte rows */
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
 
     /* a stride between slabs that breaks 16-byte alignment: scalar loads */

@@ -1204,9 +1204,9 @@ bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t
 /* --- ROW_VEC: rows of G = 2..32 whole 16-byte vectors, contiguous ------------------------- */
 
 /* A row here may also be one contiguous [R, NB] slab of a middle view [A, R, NB] whose NB
- * columns divide a vector (NB = 2, 4), of up to 32 * kUnroll vectors: element c of every vector
- * is column c % NB, so a lane folds its kUnroll consecutive vectors into NB accumulators and the
- * slab's lanes reduce each once a tile.
+ * columns fill a vector or divide it (NB = 2, 4, 8), of up to 32 * kUnroll vectors: element c of
+ * every vector is column c % NB, so a lane folds its kUnroll consecutive vectors into NB
+ * accumulators and the slab's lanes reduce each once a tile.
  * [1048576, 64, 2] over 1 (f32) read 0.22 of the ceiling as a column view of 4-byte loads (H200).
  */
 
@@ -2089,16 +2089,18 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.aligned = ((uintptr_t)in & 15u) == 0;
         {
             constexpr int V = 16 / sizeof(T);
-            /* a MIDDLE plan: [A, R, B] slabs of B interleaved columns narrower than a vector
-             * (the planner's B * size < 16; no kernel is built for the others) */
+            /* a MIDDLE plan: [A, R, B] slabs of B interleaved columns that fill a vector or
+             * divide it (the planner's B * size <= 16; no kernel is built for the others) */
             const int64_t nb = plan->cls == OPNN_CLASS_MIDDLE ? plan->b : 1;
             const unsigned grid = grid_for_op<Op>(l.grid_x);
             if (nb == 1)
                 row_vec_kernel<Op><<<grid, block, 0, stream>>>(op, a);
-            else if (nb == 2 && 2 < V)
-                row_vec_kernel<Op, (2 < V ? 2 : 1)><<<grid, block, 0, stream>>>(op, a);
-            else if (nb == 4 && 4 < V)
-                row_vec_kernel<Op, (4 < V ? 4 : 1)><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 2 && 2 <= V)
+                row_vec_kernel<Op, (2 <= V ? 2 : 1)><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 4 && 4 <= V)
+                row_vec_kernel<Op, (4 <= V ? 4 : 1)><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 8 && 8 <= V)
+                row_vec_kernel<Op, (8 <= V ? 8 : 1)><<<grid, block, 0, stream>>>(op, a);
             else {
                 if (msg && msg_len)
                     snprintf(msg, msg_len,
