@@ -30,7 +30,9 @@ extern "C" {
 /// 7: INNER_GROUP's launch.ranges may be 2 * OPNN_CUDA_UNROLL too: one row a group, twice as
 ///    deep (a version 6 kernel read it as four rows a group: correct, but no longer the plan);
 ///    ROW_WARP plans may take blocks of OPNN_CUDA_BLOCK / 2 threads.
-#define OP_ABI_VERSION 7u
+/// 8: MIDDLE plans whose B columns fill one vector (B * size == 16: B = 2, 4 or 8) may get
+///    OPNN_KERNEL_ROW_VEC too (a version 7 launcher refused them as an internal error).
+#define OP_ABI_VERSION 8u
 
 /// Attribute value types.
 typedef enum op_attr_type {
