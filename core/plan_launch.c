@@ -600,9 +600,14 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
         l->ranges = 1;
     l->grid_x = grid_for(l->ranges == 1 ? cdiv(l->units, OPNN_CUDA_BLOCK / 32) : l->units,
                          slabs * rows * bx_threads * vec * (int64_t)es, slots);
-    if (split > 1)
-        launch_workspace(l, p->a * imax(tiles * vec, tiles1) * bx_threads * split,
-                         p->a * imax(tiles, tiles1));
+    if (split > 1) {
+        /* columns a partial row holds: tiles of bx_threads vectors, single elements or the
+         * launcher's items of up to 8 bytes (rows off 16 bytes) */
+        int64_t item = es < 8 ? (int64_t)(8 / es) : 1;
+        int64_t cols = imax(imax(tiles * vec, tiles1), cdiv(p->b, bx_threads * item) * item);
+
+        launch_workspace(l, p->a * cols * bx_threads * split, p->a * imax(tiles, tiles1));
+    }
 }
 
 /* --- the others ---------------------------------------------------------------------------- */

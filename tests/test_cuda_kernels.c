@@ -226,6 +226,11 @@ static const shape_case family_cases[] = {
     /* rows off 32-byte sectors (f32, f16) with a split: units in (slice, tile) order */
     {"col_split_unaligned", 2, S(3001, 2500), S(0), false, 1, S(0), 0},
     {"col_split_offset", 2, S(3001, 2496), S(0), false, 1, S(0), 1},
+    /* rows 8 (f32) or 4 (f16) bytes off 16, with a split; a pointer 8 or 4 bytes off; a middle
+     * view: items of 8 or 4 bytes */
+    {"col_items_split", 2, S(3001, 2502), S(0), false, 1, S(0), 0},
+    {"col_items_offset", 2, S(601, 1000), S(0), false, 1, S(0), 2},
+    {"middle_items", 3, S(7, 301, 1002), S(0), false, 1, S(1), 0},
     {"col_narrow", 2, S(20001, 5), S(0), false, 1, S(0), 0},
     {"col_narrow16", 2, S(20000, 16), S(0), false, 1, S(0), 0},
     {"col_tiny_r", 2, S(7, 30001), S(0), false, 1, S(0), 0},

@@ -1515,6 +1515,15 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 3, b4, 1, ax1, "f64"); /* 32-byte rows */
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
 
+    /* rows 8 bytes off 16 with a split: the partials hold the launcher's tiles of 2-float items
+     * (40 tiles of 64 columns, past the 79 tiles of 32 single floats) */
+    const int64_t items[2] = {3001, 2502};
+    h200_launch(&p, 2, items, 1, ax0, "f32");
+    assert_int_equal(p.launch.vec, 1);
+    assert_true(p.launch.split > 1);
+    assert_true(p.launch.partial_bytes >=
+                (size_t)(80 * 32 * p.launch.split) * OPNN_CUDA_MAX_ACC_BYTES);
+
     /* a stride between slabs that breaks 16-byte alignment: scalar loads */
     const int64_t odd[4] = {5, 4, 33, 19};
     h200_launch(&p, 4, odd, 2, ax02, "f32");
