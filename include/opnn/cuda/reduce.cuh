@@ -2092,13 +2092,13 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
          * float at a time, f16 [100000, 2500] (rows 8 bytes off) 0.43 (H200) */
         constexpr int I8 = sizeof(T) < 8 ? 8 / (int)sizeof(T) : 1;
         constexpr int I4 = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
+        /* the alignment every row start shares (its low bits) */
+        const uint64_t al = (uint64_t)(uintptr_t)in |
+                            (uint64_t)(a.r > 1 ? a.r_stride * (int64_t)sizeof(T) : 0) |
+                            (uint64_t)(a.a > 1 ? a.a_stride * (int64_t)sizeof(T) : 0);
         int item = 1;
-        if (!use_vec && !ext) {
-            const uint64_t al = (uint64_t)(uintptr_t)in |
-                                (uint64_t)(a.r > 1 ? a.r_stride * (int64_t)sizeof(T) : 0) |
-                                (uint64_t)(a.a > 1 ? a.a_stride * (int64_t)sizeof(T) : 0);
+        if (!use_vec && !ext)
             item = I8 > 1 && al % 8 == 0 ? I8 : I4 > 1 && al % 4 == 0 ? I4 : 1;
-        }
         if (!use_vec) {
             /* tiles of bx items (coalesced across the warp); the planner sized the workspace
              * for items of up to 8 bytes too */
@@ -2110,9 +2110,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
          * so consecutive blocks take the tiles of one slice. [100000, 2500] over 0 (f32):
          * 241.5-242.3 -> 235.4-235.5 us; aligned rows lost up to 1% with it (bf16 [16384,
          * 16384] over 0 128.5 -> 129.3-131.0, H200, best of 20) */
-        a.tiles_first = a.tiles > 1 && a.split > 1 &&
-                        (((uintptr_t)in & 31u) != 0 ||
-                         (a.r > 1 && (a.r_stride * (int64_t)sizeof(T)) % 32 != 0));
+        a.tiles_first = a.tiles > 1 && a.split > 1 && al % 32 != 0;
         const unsigned grid =
             grid_for_op<Op>(use_vec        ? l.grid_x
                             : a.warp_units ? (a.units + kBlock / 32 - 1) / (kBlock / 32)
@@ -2149,8 +2147,8 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             const unsigned grid = grid_for_op<Op>(l.grid_x);
             if (nb == 1)
                 row_vec_kernel<Op><<<grid, block, 0, stream>>>(op, a);
-            else if (nb == 2 && 2 <= V)
-                row_vec_kernel<Op, (2 <= V ? 2 : 1)><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 2) /* every element size has V >= 2 */
+                row_vec_kernel<Op, 2><<<grid, block, 0, stream>>>(op, a);
             else if (nb == 4 && 4 <= V)
                 row_vec_kernel<Op, (4 <= V ? 4 : 1)><<<grid, block, 0, stream>>>(op, a);
             else if (nb == 8 && 8 <= V)
