@@ -542,21 +542,53 @@ static void plan_row_vec(opnn_reduce_plan *p, const opnn_device_props *props, in
 
 /* --- the outer view [A, R, B], B contiguous ------------------------------------------------ */
 
+/* Elements a load for the outer view: the widest of 16, 8 and 4 bytes that every (a, r) row
+ * start allows (16 or one element for R1 slabs, whose kernel has no other width). */
+static int64_t outer_load_elems(const opnn_reduce_plan *p, int64_t r1)
+{
+    int64_t es = (int64_t)esize_of(p->dtype);
+
+    for (int64_t bytes = 16; bytes > es; bytes /= 2) {
+        if ((p->r == 1 || (p->r_stride * es) % bytes == 0) &&
+            (p->a == 1 || (p->a_stride * es) % bytes == 0) &&
+            (r1 == 1 || (p->r1_stride * es) % bytes == 0))
+            return bytes / es;
+        if (r1 > 1)
+            break;
+    }
+    return 1;
+}
+
+static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, int family,
+                           int64_t vec);
+
 static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int family)
+{
+    /* a GENERIC plan here is R1 slabs of the view (reduce_plan.h) */
+    int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
+    int64_t vec = outer_load_elems(p, r1);
+
+    plan_outer_vec(p, props, family, vec);
+    /* warp units (ranges 1) have 16-byte or single-element loads only */
+    if (p->launch.ranges == 1 && vec > 1 && vec * (int64_t)esize_of(p->dtype) < 16)
+        plan_outer_vec(p, props, family, 1);
+}
+
+/* The outer view's launch with loads of vec elements (16, 8 or 4 bytes, or one element): the
+ * launcher narrows them where the pointer is less aligned than the rows (tiles of bx_threads
+ * loads, coalesced across a warp either way). Rows 4 or 8 bytes off 16 read a float or 2-4
+ * elements a load: [100001, 2501] over 0 (f32) 0.81 of the ceiling, f16 [100000, 2500]
+ * (rows 8 bytes off) 0.87 (H200); their tiles and split are the items', so the grid fills the
+ * device (f16 [100000, 2500] ran 260 blocks of 4-half items when split for 1-half ones). */
+static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, int family,
+                           int64_t vec)
 {
     opnn_launch *l = &p->launch;
     size_t es = esize_of(p->dtype);
-    int64_t vec = (int64_t)(16 / es), slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM);
-    /* a GENERIC plan here is R1 slabs of the view (reduce_plan.h) */
+    int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM);
     int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
     int64_t bx, bx_threads, by, tiles, tiles1, split, rows, slabs = 1;
 
-    /* 16-byte vectors need every (a, r) row start aligned; the launcher also checks the pointer
-     * and falls back to scalar (still coalesced) loads when it is not */
-    if (!((p->r == 1 || (p->r_stride * (int64_t)es) % 16 == 0) &&
-          (p->a == 1 || (p->a_stride * (int64_t)es) % 16 == 0) &&
-          (r1 == 1 || (p->r1_stride * (int64_t)es) % 16 == 0)))
-        vec = 1;
     bx = cdiv(p->b, vec);
 
     launch_reset(l, family, OPNN_KERNEL_OUTER);
@@ -601,11 +633,12 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     l->grid_x = grid_for(l->ranges == 1 ? cdiv(l->units, OPNN_CUDA_BLOCK / 32) : l->units,
                          slabs * rows * bx_threads * vec * (int64_t)es, slots);
     if (split > 1) {
-        /* columns a partial row holds: tiles of bx_threads vectors, single elements or the
-         * launcher's items of up to 8 bytes (rows off 16 bytes) */
-        int64_t item = es < 8 ? (int64_t)(8 / es) : 1;
-        int64_t cols = imax(imax(tiles * vec, tiles1), cdiv(p->b, bx_threads * item) * item);
+        /* columns a partial row holds: tiles of bx_threads loads of vec elements, or of the
+         * narrower loads the launcher may take for the pointer (down to single elements) */
+        int64_t cols = 0;
 
+        for (int64_t k = vec; k >= 1; k /= 2)
+            cols = imax(cols, cdiv(p->b, bx_threads * k) * k);
         launch_workspace(l, p->a * cols * bx_threads * split, p->a * imax(tiles, tiles1));
     }
 }

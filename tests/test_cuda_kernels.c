@@ -231,6 +231,15 @@ static const shape_case family_cases[] = {
     {"col_items_split", 2, S(3001, 2502), S(0), false, 1, S(0), 0},
     {"col_items_offset", 2, S(601, 1000), S(0), false, 1, S(0), 2},
     {"middle_items", 3, S(7, 301, 1002), S(0), false, 1, S(1), 0},
+    /* rows off 16 bytes, items as wide as they allow: 49 columns (2 column tiles, the second
+     * partial); 257 with a split; an odd pointer offset; padded views of 4 and 12 columns (rows
+     * of 5 and 13); a middle view at an offset */
+    {"col_odd_49", 2, S(4001, 49), S(0), false, 1, S(0), 0},
+    {"col_odd_257_split", 2, S(6001, 257), S(0), false, 1, S(0), 0},
+    {"col_odd_offset", 2, S(1001, 2501), S(0), false, 1, S(0), 3},
+    {"col_padded_b4", 2, S(300, 4), S(5, 1), true, 1, S(0), 0},
+    {"col_padded_b12", 2, S(301, 12), S(13, 1), true, 1, S(0), 1},
+    {"middle_odd_offset", 3, S(5, 401, 130), S(0), false, 1, S(1), 1},
     {"col_narrow", 2, S(20001, 5), S(0), false, 1, S(0), 0},
     {"col_narrow16", 2, S(20000, 16), S(0), false, 1, S(0), 0},
     {"col_tiny_r", 2, S(7, 30001), S(0), false, 1, S(0), 0},

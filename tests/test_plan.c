@@ -1515,14 +1515,33 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 3, b4, 1, ax1, "f64"); /* 32-byte rows */
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
 
-    /* rows 8 bytes off 16 with a split: the partials hold the launcher's tiles of 2-float items
-     * (40 tiles of 64 columns, past the 79 tiles of 32 single floats) */
+    /* rows 8 bytes off 16 with a split: loads of 2 floats, 40 tiles of 64 columns, split for
+     * them; the partials also hold the launcher's tiles of single floats (79 of 32) for a
+     * pointer off 8 bytes */
     const int64_t items[2] = {3001, 2502};
     h200_launch(&p, 2, items, 1, ax0, "f32");
-    assert_int_equal(p.launch.vec, 1);
+    assert_int_equal(p.launch.vec, 2);
+    assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.tiles, 40);
     assert_true(p.launch.split > 1);
+    assert_int_equal(p.launch.units, 40 * p.launch.split);
     assert_true(p.launch.partial_bytes >=
                 (size_t)(80 * 32 * p.launch.split) * OPNN_CUDA_MAX_ACC_BYTES);
+    assert_true(p.launch.ncounters >= 79);
+    /* f16 rows 4 bytes off 16: loads of 2 halves; 8 bytes off: 4 halves; f64 rows off 16:
+     * single elements; 4-byte rows of a narrow middle with no split (warp units): single
+     * elements, the warp-unit kernel has no other width below 16 bytes */
+    h200_launch(&p, 2, items, 1, ax0, "f16");
+    assert_int_equal(p.launch.vec, 2);
+    const int64_t h8[2] = {100000, 2500}, d3[2] = {50000, 5001}, m6[3] = {65536, 1024, 6};
+    h200_launch(&p, 2, h8, 1, ax0, "f16");
+    assert_int_equal(p.launch.vec, 4);
+    assert_int_equal(p.launch.tiles, 20);
+    h200_launch(&p, 2, d3, 1, ax0, "f64");
+    assert_int_equal(p.launch.vec, 1);
+    h200_launch(&p, 3, m6, 1, ax1, "f32");
+    assert_int_equal(p.launch.ranges, 1);
+    assert_int_equal(p.launch.vec, 1);
 
     /* a stride between slabs that breaks 16-byte alignment: scalar loads */
     const int64_t odd[4] = {5, 4, 33, 19};

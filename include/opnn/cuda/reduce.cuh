@@ -1491,6 +1491,12 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
      * registers: at most 16 words of accumulators a thread (8 for 8-byte ones, whose loads take
      * twice the registers, and in the slab loop: 16 spilled to local memory there) */
     constexpr int ACC_BYTES = sizeof(A) >= 8 || EXT ? 8 * 4 : 16 * 4;
+    /* loads in flight a thread: kUnroll of 16 bytes, and as many bytes in narrower items (at
+     * most 16 loads) where rows start off 16 bytes: [100001, 2501] over 0 (a float a load)
+     * 315 -> 275 us, f16 [100000, 2500] (4-half items) 161 -> 129 us (H200) */
+    constexpr int ITEM = VEC * (int)sizeof(T);
+    constexpr int U =
+        EXT || ITEM >= 16 ? kUnroll : (16 * kUnroll / ITEM < 16 ? 16 * kUnroll / ITEM : 16);
     constexpr int NACC = ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
                          : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2     ? 2
                                                                        : 1;
@@ -1538,28 +1544,28 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
         for (int ns = (int)(s_hi - s_lo); ns > 0; ns--, col += p.r1_stride, ri += p.r) {
             if (b0 + VEC <= p.b) {
                 int64_t r = r_lo + ty;
-                for (; r + (kUnroll - 1) * BY < r_hi; r += kUnroll * BY) {
-                    T x[kUnroll][VEC];
+                for (; r + (U - 1) * BY < r_hi; r += U * BY) {
+                    T x[U][VEC];
 #pragma unroll
-                    for (int u = 0; u < kUnroll; u++)
+                    for (int u = 0; u < U; u++)
                         load_items<VEC>(col + (r + u * BY) * p.r_stride, x[u]);
 #pragma unroll
-                    for (int u = 0; u < kUnroll; u++)
+                    for (int u = 0; u < U; u++)
 #pragma unroll
                         for (int e = 0; e < VEC; e++)
                             acc[u % NACC][e] =
                                 fold_elem(op, acc[u % NACC][e], x[u][e], ri + r + u * BY);
                 }
-                /* the last rows (fewer than kUnroll) as one round: every load goes out at once, the
+                /* the last rows (fewer than U) as one round: every load goes out at once, the
                  * ones past r_hi clamped to its last row and not folded (a column of 3 rows took
                  * its loads one at a time: [3, 89478485] read 0.27 of the ceiling) */
                 if (r < r_hi) {
-                    T x[kUnroll - 1][VEC];
+                    T x[U - 1][VEC];
 #pragma unroll
-                    for (int u = 0; u < kUnroll - 1; u++)
+                    for (int u = 0; u < U - 1; u++)
                         load_items<VEC>(col + min(r + u * BY, r_hi - 1) * p.r_stride, x[u]);
 #pragma unroll
-                    for (int u = 0; u < kUnroll - 1; u++)
+                    for (int u = 0; u < U - 1; u++)
                         if (r + u * BY < r_hi)
 #pragma unroll
                             for (int e = 0; e < VEC; e++)
@@ -2041,8 +2047,6 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
     }
     case OPNN_KERNEL_OUTER: {
         constexpr int V = 16 / sizeof(T);
-        /* 16-byte loads where the planner allows them and the pointer is aligned */
-        const bool vec = l.vec > 1 && ((uintptr_t)in & 15u) == 0;
         if (l.family == OPNN_FAMILY_COL_TINY_R && plan->a == 1 && plan->r >= 1 &&
             plan->r <= kColTinyMaxRows) {
             coltiny_args a;
@@ -2080,31 +2084,27 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.units = l.units;
         a.partials = ws.partials;
         a.counters = ws.counters;
-        /* slabs or warp units (EXT) with 16-byte loads only where a vector's accumulators
-         * take at most 8 words (an 8-byte accumulator of 8 elements, ArgMax's of bf16, spilled
-         * there) */
-        constexpr bool ext_vec = sizeof(typename Op::acc_t) * V <= 32;
-        const bool ext = a.r1 > 1 || a.warp_units;
-        const bool use_vec = vec && (!ext || ext_vec);
-        /* rows that do not start on 16 bytes (no slabs, no warp units): items of 8 or 4 bytes
-         * of several elements where every row start and the pointer allow them, else single
-         * elements. [100001, 2501] over 0 (f32, rows 4 bytes off) read 0.71 of the ceiling a
-         * float at a time, f16 [100000, 2500] (rows 8 bytes off) 0.43 (H200) */
+        /* the plan's loads (vec elements: 16, 8 or 4 bytes, or one), narrowed to what the
+         * pointer allows; slabs and warp units (EXT) have 16-byte loads, where a vector's
+         * accumulators take at most 8 words (an 8-byte accumulator of 8 elements, ArgMax's of
+         * bf16, spilled there), or single elements */
         constexpr int I8 = sizeof(T) < 8 ? 8 / (int)sizeof(T) : 1;
         constexpr int I4 = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
+        constexpr bool ext_vec = sizeof(typename Op::acc_t) * V <= 32;
+        const bool ext = a.r1 > 1 || a.warp_units;
+        int item = l.vec >= 1 && l.vec <= V ? l.vec : 1;
+        while (item > 1 && (uintptr_t)in % ((uintptr_t)item * sizeof(T)) != 0)
+            item /= 2;
+        if (ext && !(item == V && ext_vec))
+            item = 1;
+        if (item != l.vec) { /* tiles of bx loads: the planner sized the workspace for them */
+            a.tiles = (a.b + (int64_t)a.bx * item - 1) / ((int64_t)a.bx * item);
+            a.units = a.a * a.tiles * a.split;
+        }
         /* the alignment every row start shares (its low bits) */
         const uint64_t al = (uint64_t)(uintptr_t)in |
                             (uint64_t)(a.r > 1 ? a.r_stride * (int64_t)sizeof(T) : 0) |
                             (uint64_t)(a.a > 1 ? a.a_stride * (int64_t)sizeof(T) : 0);
-        int item = 1;
-        if (!use_vec && !ext)
-            item = I8 > 1 && al % 8 == 0 ? I8 : I4 > 1 && al % 4 == 0 ? I4 : 1;
-        if (!use_vec) {
-            /* tiles of bx items (coalesced across the warp); the planner sized the workspace
-             * for items of up to 8 bytes too */
-            a.tiles = (a.b + (int64_t)a.bx * item - 1) / ((int64_t)a.bx * item);
-            a.units = a.a * a.tiles * a.split;
-        }
         /* rows that do not start on a 32-byte sector: a column tile's edge shares a sector with
          * the next tile's, read twice from DRAM unless the two tiles' blocks run close together,
          * so consecutive blocks take the tiles of one slice. [100000, 2500] over 0 (f32):
@@ -2112,18 +2112,18 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
          * 16384] over 0 128.5 -> 129.3-131.0, H200, best of 20) */
         a.tiles_first = a.tiles > 1 && a.split > 1 && al % 32 != 0;
         const unsigned grid =
-            grid_for_op<Op>(use_vec        ? l.grid_x
+            grid_for_op<Op>(item == l.vec  ? l.grid_x
                             : a.warp_units ? (a.units + kBlock / 32 - 1) / (kBlock / 32)
                                            : a.units);
-        if (use_vec && !ext)
+        if (item == V && !ext)
             outer_kernel<Op, V, false><<<grid, block, 0, stream>>>(op, a);
-        else if (!use_vec && !ext && item > 1 && item == I8)
+        else if (item > 1 && item == I8 && !ext)
             outer_kernel<Op, I8, false><<<grid, block, 0, stream>>>(op, a);
-        else if (!use_vec && !ext && item > 1 && item == I4)
+        else if (item > 1 && item == I4 && !ext)
             outer_kernel<Op, I4, false><<<grid, block, 0, stream>>>(op, a);
-        else if (!use_vec && !ext)
+        else if (!ext)
             outer_kernel<Op, 1, false><<<grid, block, 0, stream>>>(op, a);
-        else if (!use_vec)
+        else if (item == 1)
             outer_kernel<Op, 1, true><<<grid, block, 0, stream>>>(op, a);
         else if constexpr (ext_vec)
             outer_kernel<Op, V, true><<<grid, block, 0, stream>>>(op, a);
