@@ -578,8 +578,8 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
  * launcher narrows them where the pointer is less aligned than the rows (tiles of bx_threads
  * loads, coalesced across a warp either way). Rows 4 or 8 bytes off 16 read a float or 2-4
  * elements a load: [100001, 2501] over 0 (f32) 0.81 of the ceiling, f16 [100000, 2500]
- * (rows 8 bytes off) 0.87 (H200); their tiles and split are the items', so the grid fills the
- * device (f16 [100000, 2500] ran 260 blocks of 4-half items when split for 1-half ones). */
+ * (rows 8 bytes off) 0.87 (H200). The tiles and split are the items': split for single halves, f16
+ * [100000, 2500] ran 260 blocks of 4-half items, 161 us, against 123-125 us with 520. */
 static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, int family,
                            int64_t vec)
 {

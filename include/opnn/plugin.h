@@ -32,8 +32,8 @@ extern "C" {
 ///    ROW_WARP plans may take blocks of OPNN_CUDA_BLOCK / 2 threads.
 /// 8: MIDDLE plans whose B columns fill one vector (B * size == 16: B = 2, 4 or 8) may get
 ///    OPNN_KERNEL_ROW_VEC too (a version 7 launcher refused them as an internal error).
-/// 9: OUTER plans whose rows start off 16 bytes may have launch.vec 16 / size (the kernel reads
-///    them shifted: tiles of launch.sub - 1 vectors); a version 8 kernel would misread them.
+/// 9: OUTER plans' launch.vec is the elements of one load: 16, 8 or 4 bytes (rows off 16 bytes
+///    get 8 or 4, and tiles and split for it), or 1; version 8 had 16 bytes or 1 only.
 #define OP_ABI_VERSION 9u
 
 /// Attribute value types.

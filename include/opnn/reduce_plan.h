@@ -107,7 +107,8 @@ typedef struct opnn_launch {
                                per pack (rows that end on a 16-byte boundary); OUTER: R1 slabs
                                per slice (chunk == r then) */
     int64_t tiles;          /* OUTER: column tiles per A index; ROW_TILE: vectors per tile */
-    int vec;                /* elements per 16-byte vector load (1: scalar loads) */
+    int vec;                /* elements per 16-byte vector load (1: scalar loads); OUTER: per
+                               load of 16, 8 or 4 bytes, the widest every row start allows */
     int sub;                /* lanes per range (INNER), per output (GENERIC), BX (OUTER) */
     int ranges;             /* INNER_BLOCK, INNER_GROUP: ranges (rows, segments, pieces) in
                                flight per group, each OPNN_CUDA_UNROLL / ranges vectors deep:

@@ -1491,12 +1491,12 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
      * registers: at most 16 words of accumulators a thread (8 for 8-byte ones, whose loads take
      * twice the registers, and in the slab loop: 16 spilled to local memory there) */
     constexpr int ACC_BYTES = sizeof(A) >= 8 || EXT ? 8 * 4 : 16 * 4;
-    /* loads in flight a thread: kUnroll of 16 bytes, and as many bytes in narrower items (at
-     * most 16 loads) where rows start off 16 bytes: [100001, 2501] over 0 (a float a load)
-     * 315 -> 275 us, f16 [100000, 2500] (4-half items) 161 -> 129 us (H200) */
+    /* loads in flight a thread: kUnroll of 8 or 16 bytes, 16 of 4 or 2 (rows 4 or 2 bytes off
+     * 16). A float a load, [100001, 2501] over 0 315 -> 275 us with 16 (H200); 32 was 4-7%
+     * slower than 16 on every odd column shape tried, and 8 loads of 8-byte items 3-5% slower
+     * than 4 (f32 [100000, 2502] 245 against 233-236 us) */
     constexpr int ITEM = VEC * (int)sizeof(T);
-    constexpr int U =
-        EXT || ITEM >= 16 ? kUnroll : (16 * kUnroll / ITEM < 16 ? 16 * kUnroll / ITEM : 16);
+    constexpr int U = EXT || ITEM >= 8 ? kUnroll : 16;
     constexpr int NACC = ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
                          : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2     ? 2
                                                                        : 1;
