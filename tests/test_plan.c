@@ -1529,19 +1529,37 @@ static void launch__suite_shapes_on_h200(void **state)
                 (size_t)(80 * 32 * p.launch.split) * OPNN_CUDA_MAX_ACC_BYTES);
     assert_true(p.launch.ncounters >= 79);
     /* f16 rows 4 bytes off 16: loads of 2 halves; 8 bytes off: 4 halves; f64 rows off 16:
-     * single elements; 4-byte rows of a narrow middle with no split (warp units): single
-     * elements, the warp-unit kernel has no other width below 16 bytes */
+     * single elements */
     h200_launch(&p, 2, items, 1, ax0, "f16");
     assert_int_equal(p.launch.vec, 2);
-    const int64_t h8[2] = {100000, 2500}, d3[2] = {50000, 5001}, m6[3] = {65536, 1024, 6};
+    const int64_t h8[2] = {100000, 2500}, d3[2] = {50000, 5001}, m6[3] = {65536, 1024, 6},
+                  c49[2] = {4194304, 49};
     h200_launch(&p, 2, h8, 1, ax0, "f16");
     assert_int_equal(p.launch.vec, 4);
     assert_int_equal(p.launch.tiles, 20);
     h200_launch(&p, 2, d3, 1, ax0, "f64");
     assert_int_equal(p.launch.vec, 1);
+    /* 24-byte rows in slabs of 24 KB: single floats, a warp a slab (not staged, below); rows
+     * of 12 bytes: single floats */
+    const int64_t c3w[2] = {33554432, 3};
     h200_launch(&p, 3, m6, 1, ax1, "f32");
     assert_int_equal(p.launch.ranges, 1);
     assert_int_equal(p.launch.vec, 1);
+    h200_launch(&p, 2, c3w, 1, ax0, "f32");
+    assert_int_equal(p.launch.vec, 1);
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
+    /* contiguous rows off 16 bytes, at most 1 KB: staged through shared memory (ranges 2), a
+     * thread a column (sub 64 for 49), one tile, slices of at least 64 KB */
+    h200_launch(&p, 2, c49, 1, ax0, "f32");
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_OUTER);
+    assert_int_equal(p.launch.ranges, 2);
+    assert_int_equal(p.launch.vec, 1);
+    assert_int_equal(p.launch.sub, 64);
+    assert_int_equal(p.launch.tiles, 1);
+    assert_true(p.launch.split > 1);
+    assert_true(p.launch.chunk * 49 * 4 >= 64 << 10);
+    assert_int_equal(p.launch.units, p.launch.split);
+    assert_true(p.launch.partial_bytes >= (size_t)(64 * p.launch.split) * OPNN_CUDA_MAX_ACC_BYTES);
 
     /* a stride between slabs that breaks 16-byte alignment: scalar loads */
     const int64_t odd[4] = {5, 4, 33, 19};

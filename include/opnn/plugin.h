@@ -33,7 +33,9 @@ extern "C" {
 /// 8: MIDDLE plans whose B columns fill one vector (B * size == 16: B = 2, 4 or 8) may get
 ///    OPNN_KERNEL_ROW_VEC too (a version 7 launcher refused them as an internal error).
 /// 9: OUTER plans' launch.vec is the elements of one load: 16, 8 or 4 bytes (rows off 16 bytes
-///    get 8 or 4, and tiles and split for it), or 1; version 8 had 16 bytes or 1 only.
+///    get 8 or 4, and tiles and split for it), or 1; version 8 had 16 bytes or 1 only. OUTER's
+///    launch.ranges 2: contiguous rows off 16 bytes staged through shared memory, a thread a
+///    column (launch.sub up to OPNN_CUDA_BLOCK columns, one tile).
 #define OP_ABI_VERSION 9u
 
 /// Attribute value types.
