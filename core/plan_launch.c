@@ -559,9 +559,6 @@ static int64_t outer_load_elems(const opnn_reduce_plan *p, int64_t r1)
     return 1;
 }
 
-static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, int family,
-                           int64_t vec);
-
 /* Contiguous rows of 17 bytes to 1 KB and at most 256 elements that start off 16 bytes, slabs
  * of 64 KB or more (no R1): a block stages chunks of whole rows through shared memory with
  * 16-byte loads (launch.ranges 2), a thread a column (sub: the columns rounded up to a power of
@@ -598,20 +595,6 @@ static int plan_outer_staged(opnn_reduce_plan *p, const opnn_device_props *props
     if (split > 1)
         launch_workspace(l, p->a * bx * split, p->a);
     return 1;
-}
-
-static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int family)
-{
-    /* a GENERIC plan here is R1 slabs of the view (reduce_plan.h) */
-    int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
-    int64_t vec = outer_load_elems(p, r1);
-
-    if (plan_outer_staged(p, props, family, r1))
-        return;
-    plan_outer_vec(p, props, family, vec);
-    /* warp units (ranges 1) have 16-byte or single-element loads only */
-    if (p->launch.ranges == 1 && vec > 1 && vec * (int64_t)esize_of(p->dtype) < 16)
-        plan_outer_vec(p, props, family, 1);
 }
 
 /* The outer view's launch with loads of vec elements (16, 8 or 4 bytes, or one element): the
@@ -681,6 +664,21 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
             cols = imax(cols, cdiv(p->b, bx_threads * k) * k);
         launch_workspace(l, p->a * cols * bx_threads * split, p->a * imax(tiles, tiles1));
     }
+}
+
+static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int family)
+{
+    /* a GENERIC plan here is R1 slabs of the view (reduce_plan.h) */
+    int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
+    int64_t vec;
+
+    if (plan_outer_staged(p, props, family, r1))
+        return;
+    vec = outer_load_elems(p, r1);
+    plan_outer_vec(p, props, family, vec);
+    /* warp units (ranges 1) have 16-byte or single-element loads only */
+    if (p->launch.ranges == 1 && vec > 1 && vec * (int64_t)esize_of(p->dtype) < 16)
+        plan_outer_vec(p, props, family, 1);
 }
 
 /* --- the others ---------------------------------------------------------------------------- */

@@ -2206,14 +2206,12 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             grid_for_op<Op>(item == l.vec  ? l.grid_x
                             : a.warp_units ? (a.units + kBlock / 32 - 1) / (kBlock / 32)
                                            : a.units);
-        /* staged rows (ranges 2): contiguous rows off 16 bytes, whose 16-byte vectors the
-         * block reads into shared memory; elements aligned, a view of 64 bytes or more */
+        /* staged rows (ranges 2: the planner's contiguous rows off 16 bytes, 64 KB or more),
+         * whose 16-byte vectors the block reads into shared memory, where the pointer is
+         * element-aligned; single elements otherwise */
+        const bool stage = l.ranges == 2 && (uintptr_t)in % sizeof(T) == 0;
         a.end = static_cast<const T *>(in) + (a.a > 1 ? (a.a - 1) * a.a_stride : 0) +
                 (a.r > 1 ? (a.r - 1) * a.r_stride : 0) + a.b;
-        const bool stage =
-            l.ranges == 2 && l.vec == 1 && !ext && a.r1 == 1 && a.r_stride == a.b &&
-            a.bx <= kBlock && (uintptr_t)in % sizeof(T) == 0 &&
-            (static_cast<const T *>(a.end) - static_cast<const T *>(in)) * (int64_t)sizeof(T) >= 64;
         if (stage)
             outer_kernel<Op, 1, false, true><<<grid, block, 0, stream>>>(op, a);
         else if (item == V && !ext)
