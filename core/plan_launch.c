@@ -559,11 +559,15 @@ static int64_t outer_load_elems(const opnn_reduce_plan *p, int64_t r1)
     return 1;
 }
 
-/* Contiguous rows of 17 bytes to 1 KB and at most 256 elements that start off 16 bytes, slabs
- * of 64 KB or more (no R1): a block stages chunks of whole rows through shared memory with
- * 16-byte loads (launch.ranges 2), a thread a column (sub: the columns rounded up to a power of
- * two), the rows split into slices of at least 64 KB. [4194304, 49] over 0 (f32) 269 -> 211 us,
- * f16 [3000000, 255] 559 -> 442 (H200). */
+/* Contiguous rows of at most 1 KB and 256 elements that start off 16 bytes, slabs of 64 KB or
+ * more (no R1): a slab is one run of 16-byte vectors that `split` blocks (a slice each, at least
+ * 64 KB of it) take interleaved, NT vectors a block a step, where NT * (elements a vector) is a
+ * multiple of b, so each lane of a thread always holds one column (launch.ranges 2; sub: the
+ * columns rounded up to a power of two, for the block's tree). Against single elements 16 in
+ * flight or staging chunks of rows through shared memory a thread a column (H200, best of 20):
+ * f16 [2097152, 49] over 0 2751 -> 3275 GB/s, [8388608, 17] 3789 -> 3977, f16 [3000000, 255]
+ * 3669 -> 4085, f16 [22369621, 3] 2293 -> 3149, [33554432, 3] 3734 -> 3925; interleaved rather
+ * than contiguous slices, 1-2% more ([4194304, 49] 203.3 -> 200.9 us). */
 static int plan_outer_staged(opnn_reduce_plan *p, const opnn_device_props *props, int family,
                              int64_t r1)
 {
@@ -571,11 +575,10 @@ static int plan_outer_staged(opnn_reduce_plan *p, const opnn_device_props *props
     int64_t es = (int64_t)esize_of(p->dtype), slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM);
     int64_t bx, split, rows;
 
-    /* rows of one vector or less kept single elements (16 in flight): [33554432, 3] over 0
-     * 108 us against 110 staged; slabs under 64 KB spent more on a block tree a slab than
-     * staging saved ([65536, 1024, 6] over 1: 680 us staged, 519 as warp units; H200) */
-    if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || p->r_stride != p->b ||
-        p->b > OPNN_CUDA_BLOCK || p->b * es <= 16 || p->b * es > 1024 || (p->b * es) % 16 == 0 ||
+    /* slabs under 64 KB spent more on a block tree a slab than staging saved ([65536, 1024, 6]
+     * over 1: 680 us staged, 519 as warp units; H200) */
+    if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || p->r_stride != p->b || p->b < 2 ||
+        p->b > OPNN_CUDA_BLOCK || p->b * es > 1024 || (p->b * es) % 16 == 0 ||
         p->r * p->b * es < (64 << 10))
         return 0;
     bx = pow2_ceil(p->b);

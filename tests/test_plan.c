@@ -1540,16 +1540,17 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, d3, 1, ax0, "f64");
     assert_int_equal(p.launch.vec, 1);
     /* 24-byte rows in slabs of 24 KB: single floats, a warp a slab (not staged, below); rows
-     * of 12 bytes: single floats */
+     * of 12 bytes: a run of vectors (ranges 2), sub 4 */
     const int64_t c3w[2] = {33554432, 3};
     h200_launch(&p, 3, m6, 1, ax1, "f32");
     assert_int_equal(p.launch.ranges, 1);
     assert_int_equal(p.launch.vec, 1);
     h200_launch(&p, 2, c3w, 1, ax0, "f32");
     assert_int_equal(p.launch.vec, 1);
-    assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
-    /* contiguous rows off 16 bytes, at most 1 KB: staged through shared memory (ranges 2), a
-     * thread a column (sub 64 for 49), one tile, slices of at least 64 KB */
+    assert_int_equal(p.launch.ranges, 2);
+    assert_int_equal(p.launch.sub, 4);
+    /* contiguous rows off 16 bytes, at most 1 KB: a run of vectors (ranges 2), sub 64 for 49
+     * columns, one tile, slices of at least 64 KB */
     h200_launch(&p, 2, c49, 1, ax0, "f32");
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_OUTER);
     assert_int_equal(p.launch.ranges, 2);

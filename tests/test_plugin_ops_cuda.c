@@ -145,6 +145,8 @@ static const ts_xbig big_cases[] = {
     {"col_wide", 2, {3000, 1031}, 1, {0}, false},
     {"col_short", 2, {5, 1 << 19}, 1, {0}, false},
     {"middle", 3, {64, 3000, 7}, 1, {1}, false},
+    /* rows off 16 bytes read as one run of vectors: a lane's row and column from its slot */
+    {"col_staged", 2, {100003, 49}, 1, {0}, false},
     /* slabs of 2 or 4 narrow columns (ROW_VEC): the index each element is folded with */
     {"middle_slab", 3, {3001, 64, 2}, 1, {1}, false},
     {"middle_slab_b4", 3, {2003, 32, 4}, 1, {1}, false},

@@ -115,8 +115,9 @@ typedef struct opnn_launch {
                                1, 2 or OPNN_CUDA_UNROLL; also 2 * OPNN_CUDA_UNROLL: one range
                                twice as deep (INNER_BLOCK: at most 2 blocks an SM; INNER_GROUP:
                                rows a lane reads in one such round); OUTER: 1 for
-                               a warp a unit (sub < 32, split 1), 2 for rows staged through
-                               shared memory (a thread a column), else a block a unit */
+                               a warp a unit (sub < 32, split 1), 2 for contiguous rows
+                               read as one run of vectors (a lane a column), else a block
+                               a unit */
     int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
     size_t partial_bytes;   /* partial results the launch writes and combines */
     size_t workspace_bytes; /* partial_bytes + counters */

@@ -32,8 +32,8 @@
  *   outer_kernel        view [A, R, B], B contiguous: BX threads across B (VEC elements each), BY
  *                       across rows, rows split into slices combined like the inner split;
  *                       EXT: also R1 such views reduced ([R1, A, R, B]) and a warp a unit;
- *                       STG: contiguous rows off 16 bytes read in 16 KB chunks of 16-byte
- *                       vectors through shared memory, a thread a column.
+ *                       STG: contiguous rows off 16 bytes read as one run of 16-byte
+ *                       vectors, a lane of a thread's vectors always the same column.
  *   col_tiny_kernel     COL_TINY_R with at most 32 rows ([R, B], A = 1): a thread per column
  *                       item (a vector, or a column when rows are not 16-byte aligned), several
  *                       items a thread, rows loaded four at a time, all in flight at once.
@@ -1422,7 +1422,6 @@ struct outer_args {
     int64_t units;    /* a * tiles * split */
     void *partials;
     unsigned *counters;
-    const void *end; /* STG: one past the last element the view reaches */
 };
 
 /* The last block of a column tile's split: out[c] = finalize(parts[0][c] op parts[1][c] op ...)
@@ -1499,8 +1498,12 @@ __device__ __noinline__ void combine_columns(Op op, const typename Op::acc_t *pa
     }
 }
 
-/* Rows staged through shared memory (STG): 16 KB a chunk, 4 16-byte loads a thread */
-constexpr int kStageVec = 1024;
+/* STG keeps an accumulator a lane of a 16-byte vector: at most 8 words of them (ArgMax's
+ * (value, index) of 8 halves spilled); single elements otherwise */
+template <class Op> constexpr bool stg_ok()
+{
+    return 16 / sizeof(typename Op::in_t) * sizeof(typename Op::acc_t) <= 32;
+}
 
 template <class Op, int VEC, bool EXT, bool STG = false>
 __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
@@ -1523,7 +1526,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
                                                                        : 1;
     __shared__ __align__(16) unsigned char s_raw[kBlock * VEC * sizeof(A)];
     __shared__ int s_last;
-    __shared__ uint4 s_stage[STG ? kStageVec : 1];
+    /* STG: a thread's accumulators a lane of its vectors, for the columns' tree */
+    __shared__ __align__(16) unsigned char s_slot[STG ? kBlock * 16 / sizeof(T) * sizeof(A) : 16];
     A *s = reinterpret_cast<A *>(s_raw);
     const T *in = static_cast<const T *>(p.in);
     typename Op::out_t *out = static_cast<typename Op::out_t *>(p.out);
@@ -1564,72 +1568,113 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
         const T *col = in + ai * p.a_stride + s_lo * p.r1_stride + b0;
         int64_t ri = s_lo * p.r;
         if constexpr (STG) {
-            /* contiguous rows of b elements that start off 16 bytes, few columns: the block
-             * reads chunks of whole rows as the aligned 16-byte vectors that cover them (the
-             * two at the tensor's ends element by element, within it) into shared memory, and
-             * thread (tx, ty) folds column tx of rows ty, ty + BY, ... from there; the next
-             * chunk's loads are in flight meanwhile. A float a load read [4194304, 49] over 0 at
-             * 0.71 of the ceiling, f16 [2097152, 49] 0.56 (H200) */
-            constexpr int NL = kStageVec / kBlock;
-            const T *lo = in, *hi = static_cast<const T *>(p.end);
-            const uintptr_t qlo = ((uintptr_t)lo + 15) & ~(uintptr_t)15,
-                            qhi = ((uintptr_t)hi & ~(uintptr_t)15) - 16;
-            const int64_t rb = p.b * (int64_t)sizeof(T);
-            const int64_t ch = ((int64_t)kStageVec * 16 - 16) / rb; /* rows a chunk */
-            const T *slab = in + ai * p.a_stride;
-            uint4 v[NL];
-            auto issue = [&](int64_t r0) {
-                const uintptr_t a0 = (uintptr_t)(slab + r0 * p.b) & ~(uintptr_t)15;
-                const int64_t nv =
-                    ((uintptr_t)(slab + r0 * p.b) - a0 + min(ch, r_hi - r0) * rb + 15) >> 4;
+            /* contiguous rows of b elements that start off 16 bytes, few columns: the slab's
+             * rows are one run of elements [e0, e1), read as the aligned 16-byte vectors that
+             * cover it. The split's S slices interleave: thread t < NT of slice s takes vectors
+             * g, g + S * NT, g + 2 * S * NT, ... (g = s * NT + t), and NT * V is a multiple of
+             * b, so lane j of every vector it takes holds the same column, (t * V + j - h) mod b
+             * (h: the elements of vector 0 before e0); it keeps an accumulator a lane. The two
+             * end vectors, which may hold other rows' elements or reach past the tensor, are
+             * folded last, element by element. A thread a column folding rows from 16 KB
+             * chunks staged through shared memory read f16 [2097152, 49] over 0 at 0.63 of the
+             * ceiling and [8388608, 17] at 0.85 (H200), bound by its instructions; slices of
+             * whole rows, a block each, left the SMs idle 13% of the time ([4194304, 49], ncu):
+             * the blocks did not finish together. */
+            constexpr int V = 16 / sizeof(T);
+            const int nb = (int)p.b;
+            const int per = nb / min(V, nb & -nb); /* b / gcd(b, V): V is a power of two */
+            const int NT = (int)blockDim.x / per * per, t = threadIdx.x;
+            const int step = (int)p.split * NT,
+                      rs = step / per * (V * per / nb); /* vectors, rows */
+            const T *e0 = in + ai * p.a_stride, *e1 = e0 + p.r * p.b;
+            const uintptr_t q0 = (uintptr_t)e0 & ~(uintptr_t)15;
+            const uint4 *qv = reinterpret_cast<const uint4 *>(q0);
+            const int64_t nv = (int64_t)(((uintptr_t)e1 - q0 + 15) >> 4), g = slice * NT + t;
+            const int h = (int)(((uintptr_t)e0 & 15u) / sizeof(T));
+            const int c0 = ((t * V - h) % nb + nb) % nb;
+            const int64_t rw = (g * V - h - c0) / nb; /* the row of lane 0's element in vector g */
+            A fa[V];
 #pragma unroll
-                for (int k = 0; k < NL; k++) {
-                    const int64_t i = threadIdx.x + k * (int64_t)blockDim.x;
-                    const uintptr_t q = a0 + 16 * (uintptr_t)i;
-                    if (i < nv)
-                        v[k] = load_vec(reinterpret_cast<const void *>(min(max(q, qlo), qhi)));
-                }
+            for (int j = 0; j < V; j++)
+                fa[j] = op.identity();
+            /* lane j's element is in row `row` + (c0 + j) / b: counted, not divided (only ops
+             * that take indices keep it) */
+            auto fold_lanes = [&](const uint4 &v, int64_t row) {
+                T x[V];
+                memcpy(x, &v, 16);
+                int c = c0;
 #pragma unroll
-                for (int k = 0; k < NL; k++) {
-                    const int64_t i = threadIdx.x + k * (int64_t)blockDim.x;
-                    const uintptr_t q = a0 + 16 * (uintptr_t)i;
-                    if (i < nv && (q < qlo || q > qhi))
-                        v[k] = load_vec_within(reinterpret_cast<const T *>(q), lo, hi);
+                for (int j = 0; j < V; j++) {
+                    fa[j] = fold_elem(op, fa[j], x[j], row);
+                    if (++c == nb) {
+                        c = 0;
+                        row++;
+                    }
                 }
             };
-            if (r_lo < r_hi)
-                issue(r_lo);
-            for (int64_t r0 = r_lo; r0 < r_hi; r0 += ch) {
-                const int64_t nr = min(ch, r_hi - r0);
-                const uintptr_t sa = (uintptr_t)(slab + r0 * p.b);
-                const int64_t nv = (sa - (sa & ~(uintptr_t)15) + nr * rb + 15) >> 4;
+            if (t < NT) {
+                /* the vectors between the two ends: U a round in flight, the last round's
+                 * loads clamped to the last of them and not folded past it */
+                /* loads in flight a thread: kUnroll (8 were no faster for floats: [8388608,
+                 * 17] over 0 141.9 us against 141.2, H200) */
+                constexpr int UV = kUnroll;
+                const uint4 *pv = qv + (g == 0 ? step : g), *pe = qv + nv - 1;
+                int64_t row = g == 0 ? rw + rs : rw;
+                for (; pv + (UV - 1) * step < pe; pv += UV * step, row += UV * rs) {
+                    uint4 v[UV];
 #pragma unroll
-                for (int k = 0; k < NL; k++)
-                    if (threadIdx.x + k * (int64_t)blockDim.x < nv)
-                        s_stage[threadIdx.x + k * blockDim.x] = v[k];
-                __syncthreads();
-                if (r0 + ch < r_hi)
-                    issue(r0 + ch);
-                const T *st = reinterpret_cast<const T *>(
-                    reinterpret_cast<const unsigned char *>(s_stage) + (sa & 15u));
-                if (b0 < p.b) { /* 32-bit offsets: a chunk is 16 KB */
-                    const int n = (int)nr, step = BY * (int)p.b;
-                    const T *pj = st + ty * (int)p.b + (int)b0;
-                    int j = ty;
-                    for (; j + (NACC - 1) * BY < n; j += NACC * BY, pj += NACC * step) {
-                        T x[NACC];
+                    for (int u = 0; u < UV; u++)
+                        v[u] = load_vec(pv + u * step);
 #pragma unroll
-                        for (int u = 0; u < NACC; u++)
-                            x[u] = pj[u * step];
-#pragma unroll
-                        for (int u = 0; u < NACC; u++)
-                            acc[u][0] = fold_elem(op, acc[u][0], x[u], r0 + j + u * BY);
-                    }
-                    for (; j < n; j += BY, pj += step)
-                        acc[0][0] = fold_elem(op, acc[0][0], pj[0], r0 + j);
+                    for (int u = 0; u < UV; u++)
+                        fold_lanes(v[u], row + u * rs);
                 }
-                __syncthreads();
+                if (pv < pe) {
+                    uint4 v[UV - 1];
+#pragma unroll
+                    for (int u = 0; u < UV - 1; u++)
+                        v[u] = load_vec(pv + u * step < pe ? pv + u * step : pe - 1);
+#pragma unroll
+                    for (int u = 0; u < UV - 1; u++)
+                        if (pv + u * step < pe)
+                            fold_lanes(v[u], row + u * rs);
+                }
+                /* the end vectors, by their threads: only elements within [e0, e1) */
+                for (int end = 0; end < 2; end++) {
+                    const int64_t k = end ? nv - 1 : 0;
+                    if (nv > 0 && (end == 0 || nv > 1) && k % step == g) {
+                        const T *q = reinterpret_cast<const T *>(qv + k);
+                        T x[V];
+                        const uint4 v = load_vec_within(q, e0, e1);
+                        memcpy(x, &v, 16);
+                        int64_t row = rw + k / step * rs;
+                        int c = c0;
+#pragma unroll
+                        for (int j = 0; j < V; j++) {
+                            if (q + j >= e0 && q + j < e1)
+                                fa[j] = fold_elem(op, fa[j], x[j], row);
+                            if (++c == nb) {
+                                c = 0;
+                                row++;
+                            }
+                        }
+                    }
+                }
             }
+            /* lane j of thread t is slot t * V + j; column c's slots are (c + h) mod b + k * b
+             * (k < NT * V / b), and thread (c, ty) takes k = ty, ty + BY, ... in order (the rows'
+             * tree below then combines the BY threads of a column) */
+            A *slot = reinterpret_cast<A *>(s_slot);
+            __syncthreads(); /* the last unit's readers are done */
+            if (t < NT)
+#pragma unroll
+                for (int j = 0; j < V; j++)
+                    slot[t * V + j] = fa[j];
+            __syncthreads();
+            if (tx < nb)
+                for (int k = ty, q = (tx + h) % nb + ty * nb; k < NT * V / nb;
+                     k += BY, q += BY * nb)
+                    acc[0][0] = op.combine(acc[0][0], slot[q]);
         } else
             for (int ns = (int)(s_hi - s_lo); ns > 0; ns--, col += p.r1_stride, ri += p.r) {
                 if (b0 + VEC <= p.b) {
@@ -2206,15 +2251,15 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             grid_for_op<Op>(item == l.vec  ? l.grid_x
                             : a.warp_units ? (a.units + kBlock / 32 - 1) / (kBlock / 32)
                                            : a.units);
-        /* staged rows (ranges 2: the planner's contiguous rows off 16 bytes, 64 KB or more),
-         * whose 16-byte vectors the block reads into shared memory, where the pointer is
-         * element-aligned; single elements otherwise */
-        const bool stage = l.ranges == 2 && (uintptr_t)in % sizeof(T) == 0;
-        a.end = static_cast<const T *>(in) + (a.a > 1 ? (a.a - 1) * a.a_stride : 0) +
-                (a.r > 1 ? (a.r - 1) * a.r_stride : 0) + a.b;
-        if (stage)
-            outer_kernel<Op, 1, false, true><<<grid, block, 0, stream>>>(op, a);
-        else if (item == V && !ext)
+        /* ranges 2: the planner's contiguous rows off 16 bytes in slabs of 64 KB or more, read
+         * as one run of 16-byte vectors where the pointer is element-aligned and the op's
+         * accumulators fit (stg_ok); single elements otherwise */
+        if constexpr (stg_ok<Op>())
+            if (l.ranges == 2 && (uintptr_t)in % sizeof(T) == 0) {
+                outer_kernel<Op, 1, false, true><<<grid, block, 0, stream>>>(op, a);
+                break;
+            }
+        if (item == V && !ext)
             outer_kernel<Op, V, false><<<grid, block, 0, stream>>>(op, a);
         else if (item > 1 && item == I8 && !ext)
             outer_kernel<Op, I8, false><<<grid, block, 0, stream>>>(op, a);
