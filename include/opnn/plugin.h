@@ -36,7 +36,10 @@ extern "C" {
 ///    get 8 or 4, and tiles and split for it), or 1; version 8 had 16 bytes or 1 only. OUTER's
 ///    launch.ranges 2: contiguous rows off 16 bytes staged through shared memory, a thread a
 ///    column (launch.sub up to OPNN_CUDA_BLOCK columns, one tile).
-#define OP_ABI_VERSION 9u
+/// 10: OUTER's launch.ranges 2 also for rows of 16 bytes or less (b >= 2), and its split's slices
+///    interleave over the slab as one run of 16-byte vectors, a lane a column (a version 9
+///    launcher read them as slices of whole rows staged through shared memory).
+#define OP_ABI_VERSION 10u
 
 /// Attribute value types.
 typedef enum op_attr_type {
