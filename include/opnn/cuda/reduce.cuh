@@ -1613,10 +1613,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
                 }
             };
             if (t < NT) {
-                /* the vectors between the two ends: U a round in flight, the last round's
-                 * loads clamped to the last of them and not folded past it */
-                /* loads in flight a thread: kUnroll (8 were no faster for floats: [8388608,
-                 * 17] over 0 141.9 us against 141.2, H200) */
+                /* the vectors between the two ends, UV a round in flight (8 were no faster
+                 * than 4 for floats: [8388608, 17] over 0 141.9 us against 141.2, H200); the
+                 * last round's loads clamped to the last of them and not folded past it */
                 constexpr int UV = kUnroll;
                 const uint4 *pv = qv + (g == 0 ? step : g), *pe = qv + nv - 1;
                 int64_t row = g == 0 ? rw + rs : rw;
