@@ -568,15 +568,15 @@ static int64_t outer_load_elems(const opnn_reduce_plan *p, int64_t r1)
  * f16 [2097152, 49] over 0 2751 -> 3275 GB/s, [8388608, 17] 3789 -> 3977, f16 [3000000, 255]
  * 3669 -> 4085, f16 [22369621, 3] 2293 -> 3149, [33554432, 3] 3734 -> 3925; interleaved rather
  * than contiguous slices, 1-2% more ([4194304, 49] 203.3 -> 200.9 us). */
-static int plan_outer_staged(opnn_reduce_plan *p, const opnn_device_props *props, int family,
-                             int64_t r1)
+static int plan_outer_run(opnn_reduce_plan *p, const opnn_device_props *props, int family,
+                          int64_t r1)
 {
     opnn_launch *l = &p->launch;
     int64_t es = (int64_t)esize_of(p->dtype), slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM);
     int64_t bx, split, rows;
 
-    /* slabs under 64 KB spent more on a block tree a slab than staging saved ([65536, 1024, 6]
-     * over 1: 680 us staged, 519 as warp units; H200) */
+    /* slabs under 64 KB spent more on a block tree a slab than the run saved ([65536, 1024, 6]
+     * over 1: 680 us as staged rows, 519 as warp units; H200) */
     if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || p->r_stride != p->b || p->b < 2 ||
         p->b > OPNN_CUDA_BLOCK || p->b * es > 1024 || (p->b * es) % 16 == 0 ||
         p->r * p->b * es < (64 << 10))
@@ -675,7 +675,7 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
     int64_t vec;
 
-    if (plan_outer_staged(p, props, family, r1))
+    if (plan_outer_run(p, props, family, r1))
         return;
     vec = outer_load_elems(p, r1);
     plan_outer_vec(p, props, family, vec);

@@ -1539,7 +1539,7 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.tiles, 20);
     h200_launch(&p, 2, d3, 1, ax0, "f64");
     assert_int_equal(p.launch.vec, 1);
-    /* 24-byte rows in slabs of 24 KB: single floats, a warp a slab (not staged, below); rows
+    /* 24-byte rows in slabs of 24 KB: single floats, a warp a slab (not a run, below); rows
      * of 12 bytes: a run of vectors (ranges 2), sub 4 */
     const int64_t c3w[2] = {33554432, 3};
     h200_launch(&p, 3, m6, 1, ax1, "f32");
