@@ -59,6 +59,12 @@
 /* Group kernel: at most this many vectors in one lane's serial chain of fp32 additions (a
  * 400001-long row in one lane missed the test's fp32 tolerance). */
 #define GROUP_MAX_CHAIN 16384
+/* Super-rows (plan_outer_super): at most this many k * B results for the last block to fold
+ * (f16 [100001, 2501]: 20008). */
+#define SUPER_MAX_FOLD (64 * 1024)
+/* Super-rows read at least this much: the fold at the end took 6-7 us for 2501 columns of 4
+ * rows in its first form ([260, 2501] over 0 f32: 14 us against 7.5 as single floats, H200) */
+#define SUPER_MIN_BYTES (32 << 20)
 /* A split within this fraction of the ideal is good enough (a 4% tail at most). */
 #define WAVE_EFF_GOOD 0.96
 
@@ -607,11 +613,11 @@ static int plan_outer_run(opnn_reduce_plan *p, const opnn_device_props *props, i
  * (rows 8 bytes off) 0.87 (H200). The tiles and split are the items': split for single halves, f16
  * [100000, 2500] ran 260 blocks of 4-half items, 161 us, against 123-125 us with 520. */
 static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, int family,
-                           int64_t vec)
+                           int64_t vec, int64_t per_sm)
 {
     opnn_launch *l = &p->launch;
     size_t es = esize_of(p->dtype);
-    int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM);
+    int64_t slots = device_slots(props, per_sm);
     int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
     int64_t bx, bx_threads, by, tiles, tiles1, split, rows, slabs = 1;
 
@@ -669,19 +675,80 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     }
 }
 
+/* Contiguous rows off 16 bytes that the run of vectors does not take (wider than 1 KB or 256
+ * elements, or slabs under 64 KB), where each slab starts on 16 bytes: k rows, k * b * size a
+ * multiple of 16, are one row of the view [A, R / k, k * B], read with 16-byte loads. Its
+ * k * B columns' results go to the end of the workspace; the last tile to finish folds column c's
+ * k sub-columns (c, c + B, ...) and the R mod k rows left over, in order, into out
+ * (launch.ranges 3; the launcher derives k from B and the element size). Against single elements
+ * 16 in flight: [1000000, 257] over 0 (f32) read 0.69 of the ceiling, [100001, 2501] 0.81, f16
+ * [100001, 2501] 0.72 (H200). */
+static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props, int family,
+                            int64_t r1)
+{
+    opnn_launch *l = &p->launch;
+    int64_t es = (int64_t)esize_of(p->dtype), row = p->b * es, r = p->r, b = p->b;
+    int64_t rs = p->r_stride, k, bytes;
+    size_t parts;
+
+    if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || p->r_stride != p->b || row % 16 == 0 ||
+        (p->a > 1 && (p->a_stride * es) % 16 != 0))
+        return 0;
+    k = 16 / gcd64(row, 16);
+    bytes = p->a * p->r * row;
+    /* rows 4 or 12 bytes off 16, or of odd 2-byte elements (k 4 or 8; rows 8 bytes off read
+     * 8-byte items, and as super-rows of 2 were slower: f32 [100000, 2502] over 0 235 us
+     * against 238, f16 [100000, 2500] 124 against 131, H200); a super-row of 32 vectors or more
+     * (a warp across it), 64 of them a column or more; the fold's values at most SUPER_MAX_FOLD
+     * and a 4096th of the input, which is SUPER_MIN_BYTES or more (the fold is a few us) */
+    if (k < 4 || k * row < 512 || p->r / k < 64 || p->a * k * p->b > SUPER_MAX_FOLD ||
+        p->a * k * p->b * 4096 > bytes || bytes < SUPER_MIN_BYTES)
+        return 0;
+    p->r = r / k;
+    p->b = k * b;
+    p->r_stride = k * b;
+    /* its kernel is compiled for 3 blocks an SM (reduce.cuh) */
+    plan_outer_vec(p, props, family, 16 / es, OPNN_CUDA_BLOCKS_PER_SM_INNER);
+    if (l->split == 1 && l->ranges != 1) {
+        /* the fold follows the last block of a tile's split: always split (in two; the
+         * partials are 2 * 4 bytes a column against 64 rows or more of input) */
+        int64_t cols = 0;
+
+        for (int64_t v = l->vec; v >= 1; v /= 2) /* as plan_outer_vec, for every load width */
+            cols = imax(cols, cdiv(p->b, l->sub * v) * v);
+        l->split = 2;
+        l->chunk = cdiv(p->r, 2);
+        l->units = p->a * l->tiles * 2;
+        l->grid_x = grid_for(l->units, l->chunk * l->sub * l->vec * es,
+                             device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER));
+        launch_workspace(l, p->a * cols * l->sub * 2, p->a * cdiv(p->b, l->sub));
+    }
+    p->r = r;
+    p->b = b;
+    p->r_stride = rs;
+    if (l->ranges == 1) /* warp units: not for super-rows (not reached for 512-byte rows) */
+        return 0;
+    l->ranges = 3;
+    /* the super-rows' partials, then the k * B results to fold; the tiles' counters, then the
+     * fold's */
+    parts = l->partial_bytes / OPNN_CUDA_MAX_ACC_BYTES;
+    launch_workspace(l, (int64_t)parts + p->a * k * b, l->ncounters + 1);
+    return 1;
+}
+
 static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int family)
 {
     /* a GENERIC plan here is R1 slabs of the view (reduce_plan.h) */
     int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
     int64_t vec;
 
-    if (plan_outer_run(p, props, family, r1))
+    if (plan_outer_run(p, props, family, r1) || plan_outer_super(p, props, family, r1))
         return;
     vec = outer_load_elems(p, r1);
-    plan_outer_vec(p, props, family, vec);
+    plan_outer_vec(p, props, family, vec, OPNN_CUDA_BLOCKS_PER_SM);
     /* warp units (ranges 1) have 16-byte or single-element loads only */
     if (p->launch.ranges == 1 && vec > 1 && vec * (int64_t)esize_of(p->dtype) < 16)
-        plan_outer_vec(p, props, family, 1);
+        plan_outer_vec(p, props, family, 1, OPNN_CUDA_BLOCKS_PER_SM);
 }
 
 /* --- the others ---------------------------------------------------------------------------- */

@@ -237,6 +237,13 @@ static const shape_case family_cases[] = {
     {"col_odd_49", 2, S(4001, 49), S(0), false, 1, S(0), 0},
     {"col_odd_257_split", 2, S(6001, 257), S(0), false, 1, S(0), 0},
     {"col_odd_offset", 2, S(1001, 2501), S(0), false, 1, S(0), 3},
+    /* super-rows (32 MB or more): rows off 16 bytes, k of them (k * row a multiple of 16) one
+     * row of 16-byte loads, the k sub-columns and the rows left over folded by the last tile:
+     * a row left over (f32 and i32 k 4, f16 and bf16 8); aligned slabs of a middle view (f32,
+     * i32); slabs of a gapped view with 3 rows left over in each (f32, i32) */
+    {"col_super_left", 2, S(16433, 1021), S(0), false, 1, S(0), 0},
+    {"middle_super", 3, S(2, 4096, 1025), S(0), false, 1, S(1), 0},
+    {"middle_super_gapped", 3, S(2, 4099, 1025), S(4100 * 1025, 1025, 1), true, 1, S(1), 0},
     {"col_padded_b4", 2, S(300, 4), S(5, 1), true, 1, S(0), 0},
     {"col_padded_b12", 2, S(301, 12), S(13, 1), true, 1, S(0), 1},
     {"middle_odd_offset", 3, S(5, 401, 130), S(0), false, 1, S(1), 1},
@@ -496,6 +503,9 @@ static void determinism__split_families_bitwise(void **state)
         {"det_col_split", 2, S(20000, 300), S(0), false, 1, S(0), 0},
         {"det_col_narrow", 2, S(200000, 7), S(0), false, 1, S(0), 0},
         {"det_outer_inner", 3, S(64, 16, 3001), S(0), false, 2, S(0, 2), 0},
+        /* super-rows (f32: 4 rows of 301) and their fold (last: the cases before keep their
+         * seeds) */
+        {"det_col_super", 2, S(28001, 301), S(0), false, 1, S(0), 0},
     };
     opnn_cuda_state *cs = NULL;
     uint64_t seed = ts_seed("determinism__split_families_bitwise");

@@ -1233,6 +1233,7 @@ static void check_launch(const opnn_reduce_plan *p)
      * striding over one to two waves of units); the group kernel one row a group, a block a
      * tile */
     assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL ||
+                (l->kernel == OPNN_KERNEL_OUTER && l->ranges == 3) ||
                 (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
                  l->grid_x == l->units && l->units <= 2 * 132) ||
                 (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
@@ -1539,6 +1540,60 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.tiles, 20);
     h200_launch(&p, 2, d3, 1, ax0, "f64");
     assert_int_equal(p.launch.vec, 1);
+    /* super-rows (ranges 3): rows 4 bytes off 16 as 4 rows a row of 16-byte loads, 9 tiles of
+     * 128 of the 1028 columns, a split; the partials also hold the launcher's tiles of single
+     * floats (33 of 32) for a pointer off 16 bytes, then the 1028 results to fold; a counter for
+     * the fold after the tiles'. f16 rows of 2501: 8 rows a super-row, 79 tiles of 256 halves */
+    const int64_t s257[2] = {1000000, 257}, s2501[2] = {100001, 2501};
+    h200_launch(&p, 2, s257, 1, ax0, "f32");
+    assert_int_equal(p.launch.ranges, 3);
+    assert_int_equal(p.launch.vec, 4);
+    assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.tiles, 9);
+    assert_true(p.launch.split > 1);
+    assert_int_equal(p.launch.units, 9 * p.launch.split);
+    assert_true(p.launch.chunk * p.launch.split >= 1000000 / 4);
+    assert_true(p.launch.partial_bytes >=
+                (size_t)(33 * 32 * p.launch.split + 1028) * OPNN_CUDA_MAX_ACC_BYTES);
+    assert_true(p.launch.ncounters >= 33 + 1);
+    h200_launch(&p, 2, s2501, 1, ax0, "f16");
+    assert_int_equal(p.launch.ranges, 3);
+    assert_int_equal(p.launch.vec, 8);
+    assert_int_equal(p.launch.tiles, 79);
+    /* test_cuda_kernels' super-row shapes are planned so: f32 and f16, a middle view */
+    const int64_t t1021[2] = {16433, 1021}, t1025[3] = {2, 4096, 1025};
+    h200_launch(&p, 2, t1021, 1, ax0, "f32");
+    assert_int_equal(p.launch.ranges, 3);
+    h200_launch(&p, 2, t1021, 1, ax0, "f16");
+    assert_int_equal(p.launch.ranges, 3);
+    h200_launch(&p, 3, t1025, 1, ax1, "f32");
+    assert_int_equal(p.launch.ranges, 3);
+    /* one SM: 9 tiles fill its 3 slots with no split, but the fold follows the last block of a
+     * tile's split: split in two */
+    const opnn_device_props one_sm = {.device_id = 0,
+                                      .sm_count = 1,
+                                      .max_threads_per_sm = 2048,
+                                      .max_threads_per_block = 1024,
+                                      .warp_size = 32};
+    plan_for(&p, 2, s257, 1, ax0);
+    opnn__reduce_plan_launch(&p, &one_sm);
+    check_launch(&p);
+    assert_int_equal(p.launch.ranges, 3);
+    assert_int_equal(p.launch.split, 2);
+    assert_int_equal(p.launch.units, 9 * 2);
+    assert_int_equal(p.launch.chunk, 125000);
+    assert_true(p.launch.partial_bytes >= (size_t)(33 * 32 * 2 + 1028) * OPNN_CUDA_MAX_ACC_BYTES);
+    /* not super-rows: slabs off 16 bytes (scalar loads), rows past 1 KB of under 32 MB, a fold
+     * of more than a 4096th of the input */
+    const int64_t m2001[3] = {64, 2001, 1001}, small_odd[2] = {2000, 1001},
+                  few_rows[2] = {4000, 4001};
+    h200_launch(&p, 3, m2001, 1, ax1, "f32");
+    assert_int_equal(p.launch.vec, 1);
+    assert_true(p.launch.ranges != 3);
+    h200_launch(&p, 2, small_odd, 1, ax0, "f32");
+    assert_true(p.launch.ranges != 3);
+    h200_launch(&p, 2, few_rows, 1, ax0, "f32");
+    assert_true(p.launch.ranges != 3);
     /* 24-byte rows in slabs of 24 KB: single floats, a warp a slab (not a run, below); rows
      * of 12 bytes: a run of vectors (ranges 2), sub 4 */
     const int64_t c3w[2] = {33554432, 3};

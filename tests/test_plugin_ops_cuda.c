@@ -143,6 +143,9 @@ static const ts_xbig big_cases[] = {
     {"row_tiny", 2, {1 << 20, 3}, 1, {1}, false},
     {"col_split", 2, {1 << 20, 4}, 1, {0}, false},
     {"col_wide", 2, {3000, 1031}, 1, {0}, false},
+    /* super-rows (k rows of 1021 a row of 16-byte loads, 32 MB or more) with a row left over:
+     * each element's index from its sub-column */
+    {"col_super_left", 2, {16433, 1021}, 1, {0}, false},
     {"col_short", 2, {5, 1 << 19}, 1, {0}, false},
     {"middle", 3, {64, 3000, 7}, 1, {1}, false},
     /* rows off 16 bytes read as one run of vectors: a lane's row and column from its slot */

@@ -39,7 +39,10 @@ extern "C" {
 /// 10: OUTER's launch.ranges 2 also for rows of 16 bytes or less (b >= 2), and its split's slices
 ///    interleave over the slab as one run of 16-byte vectors, a lane a column (a version 9
 ///    launcher read them as slices of whole rows staged through shared memory).
-#define OP_ABI_VERSION 10u
+/// 11: OUTER's launch.ranges 3: super-rows, k rows of B (k * B * size a multiple of 16) read as
+///    one row of the view [A, R / k, k * B]; the workspace ends with A * k * B results and one
+///    more counter for the fold (a version 10 launcher would write k * B outputs).
+#define OP_ABI_VERSION 11u
 
 /// Attribute value types.
 typedef enum op_attr_type {

@@ -116,8 +116,9 @@ typedef struct opnn_launch {
                                twice as deep (INNER_BLOCK: at most 2 blocks an SM; INNER_GROUP:
                                rows a lane reads in one such round); OUTER: 1 for
                                a warp a unit (sub < 32, split 1), 2 for contiguous rows
-                               read as one run of vectors (a lane a column), else a block
-                               a unit */
+                               read as one run of vectors (a lane a column), 3 for
+                               super-rows (plan_launch.c: tiles, split and vec are those of
+                               the view [A, R / k, k * B]), else a block a unit */
     int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
     size_t partial_bytes;   /* partial results the launch writes and combines */
     size_t workspace_bytes; /* partial_bytes + counters */

@@ -33,7 +33,9 @@
  *                       across rows, rows split into slices combined like the inner split;
  *                       EXT: also R1 such views reduced ([R1, A, R, B]) and a warp a unit;
  *                       STG: contiguous rows off 16 bytes read as one run of 16-byte
- *                       vectors, a lane of a thread's vectors always the same column.
+ *                       vectors, a lane of a thread's vectors always the same column;
+ *                       SUP: super-rows, contiguous rows off 16 bytes read k at a time as
+ *                       one row of 16-byte loads, whose k sub-columns the last tile folds.
  *   col_tiny_kernel     COL_TINY_R with at most 32 rows ([R, B], A = 1): a thread per column
  *                       item (a vector, or a column when rows are not 16-byte aligned), several
  *                       items a thread, rows loaded four at a time, all in flight at once.
@@ -1422,7 +1424,81 @@ struct outer_args {
     int64_t units;    /* a * tiles * split */
     void *partials;
     unsigned *counters;
+    /* super-rows (SUP, the planner's ranges 3): [A, R, B] is the view of rows of sk rows of ob
+     * columns (b = sk * ob), `left` rows of them after the last; the tiles' results go to fold_y
+     * ([a][b]), and the last tile to finish (fold_counter) folds them into out */
+    int64_t sk, ob, left;
+    void *fold_y;
+    unsigned *fold_counter;
 };
+
+/* What the fold of super-rows needs, in the outer kernel's shared memory (filled by its thread
+ * 0), so that the call that folds takes one argument more than combine_columns */
+struct super_fold {
+    const void *y, *in;
+    void *out;
+    int64_t a, a_stride, b, ob, rf, red_n;
+    int sk, left;
+    unsigned *counter; /* tiles finished: the last of a * tiles folds */
+    unsigned total;
+    int last; /* arrive_last's flag */
+};
+
+/* The end of a super-row plan, in the block whose tile finished last: out[ai][c] =
+ * finalize(y[ai][c] op y[ai][c + ob] op ... op y[ai][c + (sk - 1) * ob] op the `left` rows
+ * from rf on), each in that order (y: [a][b]; in: slab ai at ai * a_stride). A thread a
+ * column, its sk loads in flight together. */
+template <class Op> __device__ __noinline__ void fold_super_rows(Op op, const super_fold *f)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    constexpr int KMAX = 16 / sizeof(T); /* the most rows of a super-row */
+    const A *y = static_cast<const A *>(f->y);
+    const T *in = static_cast<const T *>(f->in);
+    typename Op::out_t *out = static_cast<typename Op::out_t *>(f->out);
+    const int64_t ob = f->ob, rf = f->rf, n = f->a * ob;
+    const int sk = f->sk, left = f->left;
+    /* NC columns a thread at once: their sk results and `left` elements (at most 64 bytes of
+     * them) in flight together. One column a thread, the elements loaded after the results
+     * had arrived, took 6-7 us for 2501 columns of 4 (H200): a round trip to L2, then one to
+     * DRAM, per column */
+    constexpr int NC =
+        KMAX * (sizeof(A) + sizeof(T)) < 64 ? 64 / (KMAX * (sizeof(A) + sizeof(T))) : 1;
+    for (int64_t i0 = threadIdx.x; i0 < n; i0 += NC * (int64_t)blockDim.x) {
+        A x[NC][KMAX];
+        T e[NC][KMAX - 1];
+#pragma unroll
+        for (int q = 0; q < NC; q++) {
+            const int64_t i = min(i0 + q * (int64_t)blockDim.x, n - 1), ai = i / ob;
+            const A *ya = y + ai * f->b + (i - ai * ob);
+            const T *ia = in + ai * f->a_stride + rf * ob + (i - ai * ob);
+#pragma unroll
+            for (int j = 0; j < KMAX; j++)
+                if (j < sk)
+                    x[q][j] = load_cg(ya + j * ob);
+#pragma unroll
+            for (int j = 0; j < KMAX - 1; j++)
+                if (j < left)
+                    e[q][j] = ia[j * ob];
+        }
+#pragma unroll
+        for (int q = 0; q < NC; q++) {
+            const int64_t i = i0 + q * (int64_t)blockDim.x;
+            if (i >= n)
+                break;
+            A v = x[q][0];
+#pragma unroll
+            for (int j = 1; j < KMAX; j++)
+                if (j < sk)
+                    v = op.combine(v, x[q][j]);
+#pragma unroll
+            for (int j = 0; j < KMAX - 1; j++)
+                if (j < left)
+                    v = fold_elem(op, v, e[q][j], rf + j);
+            out[i] = op.finalize(v, f->red_n);
+        }
+    }
+}
 
 /* The last block of a column tile's split: out[c] = finalize(parts[0][c] op parts[1][c] op ...)
  * for the tile's ncols columns, slices in order. A thread takes CV columns a load (16 bytes)
@@ -1434,10 +1510,11 @@ struct outer_args {
  * no split at all ran slower ([131072, 256, 8] f16 over 1: 146.2 us against 133.9 before and
  * 132.2 not inlined; [8, 4096, 64, 128] over (0, 2): 250.4, 245.7, 242.4). s holds blockDim *
  * VEC accumulators. */
-template <class Op, int VEC>
-__device__ __noinline__ void combine_columns(Op op, const typename Op::acc_t *parts, int64_t W,
-                                             int64_t split, typename Op::acc_t *s,
-                                             typename Op::out_t *out, int64_t ncols, int64_t red_n)
+template <class Op, int VEC, bool RAW>
+__device__ __forceinline__ void
+combine_columns_into(Op op, const typename Op::acc_t *parts, int64_t W, int64_t split,
+                     typename Op::acc_t *s, typename Op::out_t *out, typename Op::acc_t *raw,
+                     int64_t ncols, int64_t red_n)
 {
     using A = typename Op::acc_t;
     constexpr int CV = 16 % sizeof(A) == 0 && (int)(16 / sizeof(A)) <= VEC ? 16 / sizeof(A) : 1;
@@ -1493,9 +1570,33 @@ __device__ __noinline__ void combine_columns(Op op, const typename Op::acc_t *pa
         if (jj == 0)
 #pragma unroll
             for (int e = 0; e < CV; e++)
-                if (cl + e < ncols)
-                    out[cl + e] = op.finalize(v[e], red_n);
+                if (cl + e < ncols) {
+                    if constexpr (RAW)
+                        raw[cl + e] = v[e];
+                    else
+                        out[cl + e] = op.finalize(v[e], red_n);
+                }
     }
+}
+
+template <class Op, int VEC>
+__device__ __noinline__ void combine_columns(Op op, const typename Op::acc_t *parts, int64_t W,
+                                             int64_t split, typename Op::acc_t *s,
+                                             typename Op::out_t *out, int64_t ncols, int64_t red_n)
+{
+    combine_columns_into<Op, VEC, false>(op, parts, W, split, s, out, nullptr, ncols, red_n);
+}
+
+/* Super-rows: the tile's combined results, unfinalized, into raw; then the count of tiles
+ * finished, and the last to finish folds (fold_super_rows) */
+template <class Op, int VEC>
+__device__ __noinline__ void
+combine_columns_fold(Op op, const typename Op::acc_t *parts, int64_t W, int64_t split,
+                     typename Op::acc_t *s, typename Op::acc_t *raw, int64_t ncols, super_fold *f)
+{
+    combine_columns_into<Op, VEC, true>(op, parts, W, split, s, nullptr, raw, ncols, 0);
+    if (arrive_last(f->counter, f->total, &f->last))
+        fold_super_rows(op, f);
 }
 
 /* STG keeps an accumulator a lane of a 16-byte vector: at most 8 words of them (ArgMax's
@@ -1505,8 +1606,12 @@ template <class Op> constexpr bool stg_ok()
     return 16 / sizeof(typename Op::in_t) * sizeof(typename Op::acc_t) <= 32;
 }
 
-template <class Op, int VEC, bool EXT, bool STG = false>
-__global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
+/* SUP kernels are compiled for 3 blocks an SM (the planner sizes their waves so): at 4, within 64
+ * registers, the f16 kernel spilled and issued its 16-byte loads one at a time, f16 [100001,
+ * 2501] over 0 163 us against 136 for bf16 (H200) */
+template <class Op, int VEC, bool EXT, bool STG = false, bool SUP = false>
+__global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
+                                              : min_blocks<Op>(kMinBlocks))
     outer_kernel(Op op, outer_args p)
 {
     using T = typename Op::in_t;
@@ -1539,6 +1644,24 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
     const int64_t u0 =
         WU ? (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5) : (int64_t)blockIdx.x;
     const int64_t ustep = WU ? (int64_t)gridDim.x * (blockDim.x >> 5) : (int64_t)gridDim.x;
+    /* super-rows: what the fold needs (read after arrive_last's __syncthreads) */
+    __shared__ super_fold s_fold;
+    if constexpr (SUP)
+        if (threadIdx.x == 0)
+            s_fold = {p.fold_y,
+                      p.in,
+                      p.out,
+                      p.a,
+                      p.a_stride,
+                      p.b,
+                      p.ob,
+                      p.r * p.sk,
+                      p.red_n,
+                      (int)p.sk,
+                      (int)p.left,
+                      p.fold_counter,
+                      (unsigned)(p.a * p.tiles),
+                      0};
 
     for (int64_t unit = u0; unit < p.units; unit += ustep) {
         int64_t t, slice;
@@ -1557,6 +1680,10 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
         const int64_t piece = slice - sq * p.per_slab;
         const int64_t s_lo = sq * p.slabs, s_hi = EXT ? min(p.r1, s_lo + p.slabs) : 1;
         const int64_t r_lo = piece * p.rows, r_hi = min(p.r, r_lo + p.rows);
+        /* SUP: the reduction index of super-row r's element e is the row of the sk that holds
+         * column b0 + e (jx of them before b0's, the next from e == jb); only ops that take
+         * indices keep it */
+        const int64_t jx = SUP ? b0 / p.ob : 0, jb = SUP ? (jx + 1) * p.ob - b0 : VEC;
         A acc[NACC][VEC];
 #pragma unroll
         for (int i = 0; i < NACC; i++)
@@ -1567,6 +1694,12 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
         /* the slabs s_lo..s_hi-1; slab s's rows have reduction indices s * r + row */
         const T *col = in + ai * p.a_stride + s_lo * p.r1_stride + b0;
         int64_t ri = s_lo * p.r;
+        auto rix = [&](int64_t r, int e) -> int64_t {
+            if constexpr (SUP)
+                return r * p.sk + jx + (e >= jb);
+            else
+                return ri + r;
+        };
         if constexpr (STG) {
             /* contiguous rows of b elements that start off 16 bytes, few columns: the slab's
              * rows are one run of elements [e0, e1), read as the aligned 16-byte vectors that
@@ -1688,7 +1821,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
 #pragma unroll
                             for (int e = 0; e < VEC; e++)
                                 acc[u % NACC][e] =
-                                    fold_elem(op, acc[u % NACC][e], x[u][e], ri + r + u * BY);
+                                    fold_elem(op, acc[u % NACC][e], x[u][e], rix(r + u * BY, e));
                     }
                     /* the last rows (fewer than U) as one round: every load goes out at once, the
                      * ones past r_hi clamped to its last row and not folded (a column of 3 rows
@@ -1703,7 +1836,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
                             if (r + u * BY < r_hi)
 #pragma unroll
                                 for (int e = 0; e < VEC; e++)
-                                    acc[0][e] = fold_elem(op, acc[0][e], x[u][e], ri + r + u * BY);
+                                    acc[0][e] =
+                                        fold_elem(op, acc[0][e], x[u][e], rix(r + u * BY, e));
                     }
                 } else if (b0 < p.b) {
                     const int64_t nb = p.b - b0;
@@ -1712,7 +1846,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
                         for (int e = 0; e < VEC; e++)
                             if (e < nb)
                                 acc[0][e] =
-                                    fold_elem(op, acc[0][e], col[r * p.r_stride + e], ri + r);
+                                    fold_elem(op, acc[0][e], col[r * p.r_stride + e], rix(r, e));
                 }
             }
         A res[VEC];
@@ -1775,9 +1909,14 @@ __global__ void __launch_bounds__(kBlock, min_blocks<Op>(kMinBlocks))
         if (!arrive_last(p.counters + ai * p.tiles + tile, (unsigned)p.split, &s_last))
             continue;
 
-        /* the last block: each column's slices in order */
-        combine_columns<Op, VEC>(op, parts, W, p.split, s, out + ai * p.b + tile * W,
-                                 min(W, p.b - tile * W), p.red_n);
+        /* the last block: each column's slices in order (SUP: the planner always splits) */
+        if constexpr (SUP)
+            combine_columns_fold<Op, VEC>(op, parts, W, p.split, s,
+                                          static_cast<A *>(p.fold_y) + ai * p.b + tile * W,
+                                          min(W, p.b - tile * W), &s_fold);
+        else
+            combine_columns<Op, VEC>(op, parts, W, p.split, s, out + ai * p.b + tile * W,
+                                     min(W, p.b - tile * W), p.red_n);
     }
 }
 
@@ -2219,6 +2358,35 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.units = l.units;
         a.partials = ws.partials;
         a.counters = ws.counters;
+        a.sk = 1;
+        a.ob = a.b;
+        a.left = 0;
+        a.fold_y = nullptr;
+        a.fold_counter = nullptr;
+        const bool sup = l.ranges == 3;
+        if (sup) {
+            /* super-rows of sk rows (plan_outer_super: sk * b * size the first multiple of
+             * 16); their a * sk * b results end the partials, the fold's counter is the last */
+            const int64_t g = a.b * (int64_t)sizeof(T) % 16;
+            if (g == 0 || a.r1 != 1 || a.split < 2) {
+                if (msg && msg_len)
+                    snprintf(msg, msg_len,
+                             "CUDA reduce: a super-row plan of %lld columns (%d-byte elements), "
+                             "split %lld",
+                             (long long)a.b, (int)sizeof(T), (long long)a.split);
+                return OP_ERR_INTERNAL;
+            }
+            a.sk = 16 / (g & -g);
+            a.ob = a.b;
+            a.b = a.sk * a.ob;
+            a.left = a.r % a.sk;
+            a.r /= a.sk;
+            a.r_stride = a.b;
+            a.per_slab = (a.r + a.rows - 1) / a.rows;
+            a.fold_y = static_cast<unsigned char *>(ws.partials) + l.partial_bytes -
+                       (size_t)(a.a * a.b) * sizeof(typename Op::acc_t);
+            a.fold_counter = ws.counters + l.ncounters - 1;
+        }
         /* the plan's loads (vec elements: 16, 8 or 4 bytes, or one), narrowed to what the
          * pointer allows; slabs and warp units (EXT) have 16-byte loads, where a vector's
          * accumulators take at most 8 words (an 8-byte accumulator of 8 elements, ArgMax's of
@@ -2230,7 +2398,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         int item = l.vec >= 1 && l.vec <= V ? l.vec : 1;
         while (item > 1 && (uintptr_t)in % ((uintptr_t)item * sizeof(T)) != 0)
             item /= 2;
-        if (ext && !(item == V && ext_vec))
+        if ((ext && !(item == V && ext_vec)) || (sup && item != V))
             item = 1;
         if (item != l.vec) { /* tiles of bx loads: the planner sized the workspace for them */
             a.tiles = (a.b + (int64_t)a.bx * item - 1) / ((int64_t)a.bx * item);
@@ -2258,7 +2426,11 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
                 outer_kernel<Op, 1, false, true><<<grid, block, 0, stream>>>(op, a);
                 break;
             }
-        if (item == V && !ext)
+        if (sup && item == V)
+            outer_kernel<Op, V, false, false, true><<<grid, block, 0, stream>>>(op, a);
+        else if (sup)
+            outer_kernel<Op, 1, false, false, true><<<grid, block, 0, stream>>>(op, a);
+        else if (item == V && !ext)
             outer_kernel<Op, V, false><<<grid, block, 0, stream>>>(op, a);
         else if (item > 1 && item == I8 && !ext)
             outer_kernel<Op, I8, false><<<grid, block, 0, stream>>>(op, a);
