@@ -63,7 +63,9 @@
  * (f16 [100001, 2501]: 20008). */
 #define SUPER_MAX_FOLD (64 * 1024)
 /* Super-rows read at least this much: the fold at the end took 6-7 us for 2501 columns of 4
- * rows in its first form ([260, 2501] over 0 f32: 14 us against 7.5 as single floats, H200) */
+ * rows in its first form ([260, 2501] over 0 f32: 14 us against 7.5 as single floats, H200).
+ * With the fold as it is, [16433, 1021] (67 MB) still ran 28.0-28.3 us against 25.9-26.3,
+ * [13000, 2501] (130 MB) 43.5-44.0 against 44.4-44.8, [1000000, 257] 245.6 against 330.5 */
 #define SUPER_MIN_BYTES (32 << 20)
 /* A split within this fraction of the ideal is good enough (a 4% tail at most). */
 #define WAVE_EFF_GOOD 0.96
@@ -691,8 +693,10 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
     int64_t rs = p->r_stride, k, bytes;
     size_t parts;
 
+    /* one slab: [2, 4096, 1025] over 1 (f32) ran 17.8-20.2 us as super-rows against 14.1-14.3 as
+     * single floats (H200; the kernel and the fold take slabs that start on 16 bytes) */
     if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || p->r_stride != p->b || row % 16 == 0 ||
-        (p->a > 1 && (p->a_stride * es) % 16 != 0))
+        p->a != 1)
         return 0;
     k = 16 / gcd64(row, 16);
     bytes = p->a * p->r * row;

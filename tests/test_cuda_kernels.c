@@ -237,10 +237,10 @@ static const shape_case family_cases[] = {
     {"col_odd_49", 2, S(4001, 49), S(0), false, 1, S(0), 0},
     {"col_odd_257_split", 2, S(6001, 257), S(0), false, 1, S(0), 0},
     {"col_odd_offset", 2, S(1001, 2501), S(0), false, 1, S(0), 3},
-    /* super-rows (32 MB or more): rows off 16 bytes, k of them (k * row a multiple of 16) one
-     * row of 16-byte loads, the k sub-columns and the rows left over folded by the last tile:
-     * a row left over (f32 and i32 k 4, f16 and bf16 8); aligned slabs of a middle view (f32,
-     * i32); slabs of a gapped view with 3 rows left over in each (f32, i32) */
+    /* super-rows (32 MB or more, one slab): rows off 16 bytes, k of them (k * row a multiple of
+     * 16) one row of 16-byte loads, the k sub-columns and the rows left over folded by the last
+     * tile: a row left over (f32 and i32 k 4, f16 and bf16 8); middle views of 2 aligned slabs,
+     * plain and gapped with 3 rows past a multiple of 4 (columns of single floats) */
     {"col_super_left", 2, S(16433, 1021), S(0), false, 1, S(0), 0},
     {"middle_super", 3, S(2, 4096, 1025), S(0), false, 1, S(1), 0},
     {"middle_super_gapped", 3, S(2, 4099, 1025), S(4100 * 1025, 1025, 1), true, 1, S(1), 0},
