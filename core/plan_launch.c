@@ -615,7 +615,7 @@ static int plan_outer_run(opnn_reduce_plan *p, const opnn_device_props *props, i
  * (rows 8 bytes off) 0.87 (H200). The tiles and split are the items': split for single halves, f16
  * [100000, 2500] ran 260 blocks of 4-half items, 161 us, against 123-125 us with 520. */
 static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, int family,
-                           int64_t vec, int64_t per_sm)
+                           int64_t vec, int64_t per_sm, int64_t min_split)
 {
     opnn_launch *l = &p->launch;
     size_t es = esize_of(p->dtype);
@@ -641,8 +641,8 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     if (family == OPNN_FAMILY_COL_TINY_R)
         split = 1;
     else
-        split = choose_split(p->a * tiles, r1 * p->r, slots,
-                             r1 * p->r / (by * COL_MIN_ROWS_PER_THREAD));
+        split = imax(min_split, choose_split(p->a * tiles, r1 * p->r, slots,
+                                             r1 * p->r / (by * COL_MIN_ROWS_PER_THREAD)));
     rows = p->r;
     if (split <= r1) {
         slabs = cdiv(r1, split);
@@ -711,27 +711,13 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
     p->r = r / k;
     p->b = k * b;
     p->r_stride = k * b;
-    /* its kernel is compiled for 3 blocks an SM (reduce.cuh) */
-    plan_outer_vec(p, props, family, 16 / es, OPNN_CUDA_BLOCKS_PER_SM_INNER);
-    if (l->split == 1 && l->ranges != 1) {
-        /* the fold follows the last block of a tile's split: always split (in two; the
-         * partials are 2 * 4 bytes a column against 64 rows or more of input) */
-        int64_t cols = 0;
-
-        for (int64_t v = l->vec; v >= 1; v /= 2) /* as plan_outer_vec, for every load width */
-            cols = imax(cols, cdiv(p->b, l->sub * v) * v);
-        l->split = 2;
-        l->chunk = cdiv(p->r, 2);
-        l->units = p->a * l->tiles * 2;
-        l->grid_x = grid_for(l->units, l->chunk * l->sub * l->vec * es,
-                             device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER));
-        launch_workspace(l, p->a * cols * l->sub * 2, p->a * cdiv(p->b, l->sub));
-    }
+    /* its kernel is compiled for 3 blocks an SM (reduce.cuh); the fold follows the last block
+     * of a tile's split, so always a split (of 2 at least: the partials are 2 * 4 bytes a
+     * column against 64 rows or more of input), and so never warp units */
+    plan_outer_vec(p, props, family, 16 / es, OPNN_CUDA_BLOCKS_PER_SM_INNER, 2);
     p->r = r;
     p->b = b;
     p->r_stride = rs;
-    if (l->ranges == 1) /* warp units: not for super-rows (not reached for 512-byte rows) */
-        return 0;
     l->ranges = 3;
     /* the super-rows' partials, then the k * B results to fold; the tiles' counters, then the
      * fold's */
@@ -749,10 +735,10 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     if (plan_outer_run(p, props, family, r1) || plan_outer_super(p, props, family, r1))
         return;
     vec = outer_load_elems(p, r1);
-    plan_outer_vec(p, props, family, vec, OPNN_CUDA_BLOCKS_PER_SM);
+    plan_outer_vec(p, props, family, vec, OPNN_CUDA_BLOCKS_PER_SM, 1);
     /* warp units (ranges 1) have 16-byte or single-element loads only */
     if (p->launch.ranges == 1 && vec > 1 && vec * (int64_t)esize_of(p->dtype) < 16)
-        plan_outer_vec(p, props, family, 1, OPNN_CUDA_BLOCKS_PER_SM);
+        plan_outer_vec(p, props, family, 1, OPNN_CUDA_BLOCKS_PER_SM, 1);
 }
 
 /* --- the others ---------------------------------------------------------------------------- */

@@ -2377,7 +2377,6 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
                 return OP_ERR_INTERNAL;
             }
             a.sk = 16 / (g & -g);
-            a.ob = a.b;
             a.b = a.sk * a.ob;
             a.left = a.r % a.sk;
             a.r /= a.sk;
