@@ -59,8 +59,8 @@
 /* Group kernel: at most this many vectors in one lane's serial chain of fp32 additions (a
  * 400001-long row in one lane missed the test's fp32 tolerance). */
 #define GROUP_MAX_CHAIN 16384
-/* Super-rows (plan_outer_super): at most this many k * B results for the last block to fold
- * (f16 [100001, 2501]: 20008). */
+/* Super-rows (plan_outer_super): at most this many k * B results to fold (f16 [100001, 2501]:
+ * 20008), so B is at most 64 chunks of the fold (OPNN_CUDA_SUPER_FOLD_COLS). */
 #define SUPER_MAX_FOLD (64 * 1024)
 /* Super-rows read at least this much: the fold at the end took 6-7 us for 2501 columns of 4
  * rows in its first form ([260, 2501] over 0 f32: 14 us against 7.5 as single floats, H200).
@@ -680,11 +680,11 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
 /* Contiguous rows off 16 bytes that the run of vectors does not take (wider than 1 KB or 256
  * elements, or slabs under 64 KB), where each slab starts on 16 bytes: k rows, k * b * size a
  * multiple of 16, are one row of the view [A, R / k, k * B], read with 16-byte loads. Its
- * k * B columns' results go to the end of the workspace; the last tile to finish folds column c's
- * k sub-columns (c, c + B, ...) and the R mod k rows left over, in order, into out
- * (launch.ranges 3; the launcher derives k from B and the element size). Against single elements
- * 16 in flight: [1000000, 257] over 0 (f32) read 0.69 of the ceiling, [100001, 2501] 0.81, f16
- * [100001, 2501] 0.72 (H200). */
+ * k * B columns' results go to the end of the workspace; the tile that completes a chunk of
+ * OPNN_CUDA_SUPER_FOLD_COLS output columns folds each column c's k sub-columns (c, c + B, ...)
+ * and the R mod k rows left over, in order, into out (launch.ranges 3, launch.segs k). Against
+ * single elements 16 in flight: [1000000, 257] over 0 (f32) read 0.69 of the ceiling, [100001,
+ * 2501] 0.81, f16 [100001, 2501] 0.72 (H200). */
 static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props, int family,
                             int64_t r1)
 {
@@ -704,7 +704,10 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
      * 8-byte items, and as super-rows of 2 were slower: f32 [100000, 2502] over 0 235 us
      * against 238, f16 [100000, 2500] 124 against 131, H200); a super-row of 32 vectors or more
      * (a warp across it), 64 of them a column or more; the fold's values at most SUPER_MAX_FOLD
-     * and a 4096th of the input, which is SUPER_MIN_BYTES or more (the fold is a few us) */
+     * and a 4096th of the input, which is SUPER_MIN_BYTES or more. Super-rows of 32 or 64 bytes
+     * (k 8 or 16, to start every row on a 32-byte sector) ran 2-8% slower with the same kernel
+     * ([100001, 2501] f16 150 us against 138); below 32 MB, with more slices for the rows' fewer
+     * super-rows, 60-90% slower ([4100, 1021] f32 19.5 us against 11.7; H200) */
     if (k < 4 || k * row < 512 || p->r / k < 64 || p->a * k * p->b > SUPER_MAX_FOLD ||
         p->a * k * p->b * 4096 > bytes || bytes < SUPER_MIN_BYTES)
         return 0;
@@ -719,10 +722,12 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
     p->b = b;
     p->r_stride = rs;
     l->ranges = 3;
+    l->segs = k;
     /* the super-rows' partials, then the k * B results to fold; the tiles' counters, then the
-     * fold's */
+     * fold's chunks' (at most 64 a slab: B <= SUPER_MAX_FOLD / 4) */
     parts = l->partial_bytes / OPNN_CUDA_MAX_ACC_BYTES;
-    launch_workspace(l, (int64_t)parts + p->a * k * b, l->ncounters + 1);
+    launch_workspace(l, (int64_t)parts + p->a * k * b,
+                     l->ncounters + p->a * cdiv(b, OPNN_CUDA_SUPER_FOLD_COLS));
     return 1;
 }
 

@@ -1542,8 +1542,9 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.vec, 1);
     /* super-rows (ranges 3): rows 4 bytes off 16 as 4 rows a row of 16-byte loads, 9 tiles of
      * 128 of the 1028 columns, a split; the partials also hold the launcher's tiles of single
-     * floats (33 of 32) for a pointer off 16 bytes, then the 1028 results to fold; a counter for
-     * the fold after the tiles'. f16 rows of 2501: 8 rows a super-row, 79 tiles of 256 halves */
+     * floats (33 of 32) for a pointer off 16 bytes, then the 1028 results to fold; after the
+     * tiles' counters, one for each of the fold's 2 chunks of 256 columns. f16 rows of 2501: 8
+     * rows a super-row, 79 tiles of 256 halves, 10 chunks */
     const int64_t s257[2] = {1000000, 257}, s2501[2] = {100001, 2501};
     h200_launch(&p, 2, s257, 1, ax0, "f32");
     assert_int_equal(p.launch.ranges, 3);
@@ -1555,11 +1556,14 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_true(p.launch.chunk * p.launch.split >= 1000000 / 4);
     assert_true(p.launch.partial_bytes >=
                 (size_t)(33 * 32 * p.launch.split + 1028) * OPNN_CUDA_MAX_ACC_BYTES);
-    assert_true(p.launch.ncounters >= 33 + 1);
+    assert_int_equal(p.launch.ncounters, 33 + 2);
+    assert_int_equal(p.launch.segs, 4);
     h200_launch(&p, 2, s2501, 1, ax0, "f16");
     assert_int_equal(p.launch.ranges, 3);
     assert_int_equal(p.launch.vec, 8);
     assert_int_equal(p.launch.tiles, 79);
+    assert_int_equal(p.launch.segs, 8);
+    assert_int_equal(p.launch.ncounters, 626 + 10); /* tiles of single halves: 626 */
     /* test_cuda_kernels' super-row shapes are planned so (f32 and f16); a middle view of two
      * slabs is not */
     const int64_t t1021[2] = {16433, 1021}, t1025[3] = {2, 4096, 1025};

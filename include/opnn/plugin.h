@@ -42,7 +42,11 @@ extern "C" {
 /// 11: OUTER's launch.ranges 3: super-rows, k rows of B (k * B * size a multiple of 16) read as
 ///    one row of the view [A, R / k, k * B]; the workspace ends with A * k * B results and one
 ///    more counter for the fold (a version 10 launcher would write k * B outputs).
-#define OP_ABI_VERSION 11u
+/// 12: super-rows (OUTER's ranges 3) carry k in launch.segs and end their workspace with a
+///    counter a chunk of OPNN_CUDA_SUPER_FOLD_COLS output columns; the tile that completes a
+///    chunk folds it (a version 11 launcher derived k, counted tiles in the first of those
+///    counters and folded every column in the last tile).
+#define OP_ABI_VERSION 12u
 
 /// Attribute value types.
 typedef enum op_attr_type {

@@ -41,6 +41,9 @@ extern "C" {
 /* Longest contiguous range one group of lanes walks, in elements: the block kernel cuts longer
  * ones; the group kernels serve only rows shorter than this. */
 #define OPNN_CUDA_MAX_RANGE ((int64_t)1 << 30)
+/* Output columns a chunk of the super-rows' fold (OUTER, ranges 3): each chunk has a counter
+ * after the tiles', and the tile that completes it folds it, a thread a column. */
+#define OPNN_CUDA_SUPER_FOLD_COLS 256
 /* Longest row ROW_TILE takes, in bytes. */
 #define OPNN_CUDA_ROW_TILE_MAX_BYTES 512
 /* Most 16-byte vectors a ROW_TILE warp tile holds (6.5 KB: 32 rows of 49 f32 are 392), the
@@ -105,7 +108,7 @@ typedef struct opnn_launch {
                                ROW_TILE: rows per warp tile */
     int64_t segs;           /* INNER_BLOCK: R1 segments per unit (chunk == 0); ROW_TILE: rows
                                per pack (rows that end on a 16-byte boundary); OUTER: R1 slabs
-                               per slice (chunk == r then) */
+                               per slice (chunk == r then), or (ranges 3) rows a super-row */
     int64_t tiles;          /* OUTER: column tiles per A index; ROW_TILE: vectors per tile */
     int vec;                /* elements per 16-byte vector load (1: scalar loads); OUTER: per
                                load of 16, 8 or 4 bytes, the widest every row start allows */
@@ -118,7 +121,7 @@ typedef struct opnn_launch {
                                a warp a unit (sub < 32, split 1), 2 for contiguous rows
                                read as one run of vectors (a lane a column), 3 for
                                super-rows (plan_launch.c: tiles, split and vec are those of
-                               the view [A, R / k, k * B]), else a block a unit */
+                               the view [A, R / k, k * B]; segs is k), else a block a unit */
     int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
     size_t partial_bytes;   /* partial results the launch writes and combines */
     size_t workspace_bytes; /* partial_bytes + counters */

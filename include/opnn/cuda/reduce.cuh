@@ -1426,77 +1426,71 @@ struct outer_args {
     unsigned *counters;
     /* super-rows (SUP, the planner's ranges 3): [A, R, B] is the view of rows of sk rows of ob
      * columns (b = sk * ob), `left` rows of them after the last; the tiles' results go to fold_y
-     * ([a][b]), and the last tile to finish (fold_counter) folds them into out */
+     * ([a][b]), and each chunk of kFoldCols output columns is folded by the tile that completes
+     * it (fold_counters: a counter a chunk, a * ceil(ob / kFoldCols) of them) */
     int64_t sk, ob, left;
     void *fold_y;
-    unsigned *fold_counter;
+    unsigned *fold_counters;
 };
+
+/* Output columns of a chunk of super-rows' fold: a block's threads, one column each */
+constexpr int kFoldCols = OPNN_CUDA_SUPER_FOLD_COLS;
+/* The most rows a super-row of T holds (the planner's k: 16 bytes of elements at most). With
+ * room for 16 (32-byte super-rows), the f32 kernel spilled 88 bytes, and super-rows of 4 ran
+ * 2-7% slower: f16 [100001, 2501] over 0 138 us against 129 (H200) */
+template <class T> constexpr int super_max_k()
+{
+    return 16 / (int)sizeof(T);
+}
 
 /* What the fold of super-rows needs, in the outer kernel's shared memory (filled by its thread
  * 0), so that the call that folds takes one argument more than combine_columns */
 struct super_fold {
     const void *y, *in;
     void *out;
-    int64_t a, a_stride, b, ob, rf, red_n;
-    int sk, left;
-    unsigned *counter; /* tiles finished: the last of a * tiles folds */
-    unsigned total;
-    int last; /* arrive_last's flag */
+    int64_t a_stride, b, ob, rf, red_n;
+    int sk, left, nch;       /* nch: chunks of kFoldCols output columns a slab */
+    unsigned *counters;      /* a chunk's pieces that have arrived ([a][nch]) */
+    unsigned long long done; /* the chunks the block's tile completed (bit c) */
 };
 
-/* The end of a super-row plan, in the block whose tile finished last: out[ai][c] =
- * finalize(y[ai][c] op y[ai][c + ob] op ... op y[ai][c + (sk - 1) * ob] op the `left` rows
- * from rf on), each in that order (y: [a][b]; in: slab ai at ai * a_stride). A thread a
- * column, its sk loads in flight together. */
-template <class Op> __device__ __noinline__ void fold_super_rows(Op op, const super_fold *f)
+/* Chunk c of slab ai of a super-row plan's end: out[ai][i] = finalize(y[ai][i] op y[ai][i + ob]
+ * op ... op y[ai][i + (sk - 1) * ob] op the `left` rows from rf on), each in that order, for
+ * the chunk's columns i (y: [a][b]; in: slab ai at ai * a_stride). A thread a column, its sk
+ * results and `left` elements in flight together. */
+template <class Op>
+__device__ __noinline__ void fold_super_rows(Op op, const super_fold *f, int64_t ai, int c)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
-    constexpr int KMAX = 16 / sizeof(T); /* the most rows of a super-row */
-    const A *y = static_cast<const A *>(f->y);
-    const T *in = static_cast<const T *>(f->in);
-    typename Op::out_t *out = static_cast<typename Op::out_t *>(f->out);
-    const int64_t ob = f->ob, rf = f->rf, n = f->a * ob;
+    constexpr int KMAX = super_max_k<T>(); /* the most rows of a super-row */
+    const int64_t ob = f->ob, rf = f->rf;
+    const A *y = static_cast<const A *>(f->y) + ai * f->b;
+    const T *in = static_cast<const T *>(f->in) + ai * f->a_stride + rf * ob;
+    typename Op::out_t *out = static_cast<typename Op::out_t *>(f->out) + ai * ob;
     const int sk = f->sk, left = f->left;
-    /* NC columns a thread at once: their sk results and `left` elements (at most 64 bytes of
-     * them) in flight together. One column a thread, the elements loaded after the results
-     * had arrived, took 6-7 us for 2501 columns of 4 (H200): a round trip to L2, then one to
-     * DRAM, per column */
-    constexpr int NC =
-        KMAX * (sizeof(A) + sizeof(T)) < 64 ? 64 / (KMAX * (sizeof(A) + sizeof(T))) : 1;
-    for (int64_t i0 = threadIdx.x; i0 < n; i0 += NC * (int64_t)blockDim.x) {
-        A x[NC][KMAX];
-        T e[NC][KMAX - 1];
+    const int64_t end = min((int64_t)(c + 1) * kFoldCols, ob);
+    for (int64_t i = (int64_t)c * kFoldCols + threadIdx.x; i < end; i += blockDim.x) {
+        A x[KMAX];
+        T e[KMAX - 1];
 #pragma unroll
-        for (int q = 0; q < NC; q++) {
-            const int64_t i = min(i0 + q * (int64_t)blockDim.x, n - 1), ai = i / ob;
-            const A *ya = y + ai * f->b + (i - ai * ob);
-            const T *ia = in + ai * f->a_stride + rf * ob + (i - ai * ob);
+        for (int j = 0; j < KMAX; j++)
+            if (j < sk)
+                x[j] = load_cg(y + j * ob + i);
 #pragma unroll
-            for (int j = 0; j < KMAX; j++)
-                if (j < sk)
-                    x[q][j] = load_cg(ya + j * ob);
+        for (int j = 0; j < KMAX - 1; j++)
+            if (j < left)
+                e[j] = in[j * ob + i];
+        A v = x[0];
 #pragma unroll
-            for (int j = 0; j < KMAX - 1; j++)
-                if (j < left)
-                    e[q][j] = ia[j * ob];
-        }
+        for (int j = 1; j < KMAX; j++)
+            if (j < sk)
+                v = op.combine(v, x[j]);
 #pragma unroll
-        for (int q = 0; q < NC; q++) {
-            const int64_t i = i0 + q * (int64_t)blockDim.x;
-            if (i >= n)
-                break;
-            A v = x[q][0];
-#pragma unroll
-            for (int j = 1; j < KMAX; j++)
-                if (j < sk)
-                    v = op.combine(v, x[q][j]);
-#pragma unroll
-            for (int j = 0; j < KMAX - 1; j++)
-                if (j < left)
-                    v = fold_elem(op, v, e[q][j], rf + j);
-            out[i] = op.finalize(v, f->red_n);
-        }
+        for (int j = 0; j < KMAX - 1; j++)
+            if (j < left)
+                v = fold_elem(op, v, e[j], rf + j);
+        out[i] = op.finalize(v, f->red_n);
     }
 }
 
@@ -1587,16 +1581,47 @@ __device__ __noinline__ void combine_columns(Op op, const typename Op::acc_t *pa
     combine_columns_into<Op, VEC, false>(op, parts, W, split, s, out, nullptr, ncols, red_n);
 }
 
-/* Super-rows: the tile's combined results, unfinalized, into raw; then the count of tiles
- * finished, and the last to finish folds (fold_super_rows) */
+/* Super-rows: the tile's combined results (super-columns col0 .. col0 + ncols - 1 of y, [a][b]),
+ * unfinalized; then the chunks they complete are folded. Piece (j, c) of chunk c is sub-row j's
+ * columns j * ob + [c * F, min((c + 1) * F, ob)) (F = kFoldCols); chunk c's counter counts, for
+ * each piece, the tiles that hold part of it, and the block that brings it to its total folds
+ * the chunk. One block folding all of them after the last tile took 6-10 us for 2501 columns
+ * (f16 [100001, 2501] over 0, H200): round trips to L2 and DRAM, ten a thread. */
 template <class Op, int VEC>
-__device__ __noinline__ void
-combine_columns_fold(Op op, const typename Op::acc_t *parts, int64_t W, int64_t split,
-                     typename Op::acc_t *s, typename Op::acc_t *raw, int64_t ncols, super_fold *f)
+__device__ __noinline__ void combine_columns_fold(Op op, const typename Op::acc_t *parts, int64_t W,
+                                                  int64_t split, typename Op::acc_t *s,
+                                                  int64_t col0, int64_t ncols, super_fold *f)
 {
-    combine_columns_into<Op, VEC, true>(op, parts, W, split, s, nullptr, raw, ncols, 0);
-    if (arrive_last(f->counter, f->total, &f->last))
-        fold_super_rows(op, f);
+    using A = typename Op::acc_t;
+    A *y = static_cast<A *>(const_cast<void *>(f->y));
+    combine_columns_into<Op, VEC, true>(op, parts, W, split, s, nullptr, y + col0, ncols, 0);
+    const int64_t b = f->b, ob = f->ob, ai = udiv(col0, b), t0 = col0 - ai * b, t1 = t0 + ncols;
+    const int sk = f->sk, nch = f->nch;
+    /* the previous unit's readers of done passed this unit's arrive_last since */
+    if (threadIdx.x == 0)
+        f->done = 0;
+    __threadfence(); /* publish the results before counting them */
+    __syncthreads();
+    for (int q = threadIdx.x; q < sk * nch; q += blockDim.x) {
+        const int j = q / nch, c = q - j * nch;
+        const int64_t lo = (int64_t)c * kFoldCols, hi = min(lo + kFoldCols, ob);
+        if (j * ob + lo >= t1 || j * ob + hi <= t0)
+            continue;
+        unsigned total = 0; /* tiles across each piece of the chunk */
+        for (int i = 0; i < sk; i++)
+            total += (unsigned)(udiv(i * ob + hi - 1, W) - udiv(i * ob + lo, W) + 1);
+        unsigned *cnt = f->counters + ai * nch + c;
+        if (atomicAdd(cnt, 1u) == total - 1) {
+            atomicExch(cnt, 0u); /* for the next launch */
+            atomicOr(&f->done, 1ull << c);
+        }
+    }
+    __syncthreads();
+    unsigned long long done = f->done;
+    if (done)
+        __threadfence(); /* see the other tiles' results */
+    for (; done; done &= done - 1)
+        fold_super_rows(op, f, ai, __ffsll((long long)done) - 1);
 }
 
 /* STG keeps an accumulator a lane of a 16-byte vector: at most 8 words of them (ArgMax's
@@ -1651,7 +1676,6 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
             s_fold = {p.fold_y,
                       p.in,
                       p.out,
-                      p.a,
                       p.a_stride,
                       p.b,
                       p.ob,
@@ -1659,8 +1683,8 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
                       p.red_n,
                       (int)p.sk,
                       (int)p.left,
-                      p.fold_counter,
-                      (unsigned)(p.a * p.tiles),
+                      (int)((p.ob + kFoldCols - 1) / kFoldCols),
+                      p.fold_counters,
                       0};
 
     for (int64_t unit = u0; unit < p.units; unit += ustep) {
@@ -1911,8 +1935,7 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
 
         /* the last block: each column's slices in order (SUP: the planner always splits) */
         if constexpr (SUP)
-            combine_columns_fold<Op, VEC>(op, parts, W, p.split, s,
-                                          static_cast<A *>(p.fold_y) + ai * p.b + tile * W,
+            combine_columns_fold<Op, VEC>(op, parts, W, p.split, s, ai * p.b + tile * W,
                                           min(W, p.b - tile * W), &s_fold);
         else
             combine_columns<Op, VEC>(op, parts, W, p.split, s, out + ai * p.b + tile * W,
@@ -2362,21 +2385,23 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.ob = a.b;
         a.left = 0;
         a.fold_y = nullptr;
-        a.fold_counter = nullptr;
+        a.fold_counters = nullptr;
         const bool sup = l.ranges == 3;
         if (sup) {
-            /* super-rows of sk rows (plan_outer_super: sk * b * size the first multiple of
-             * 16); their a * sk * b results end the partials, the fold's counter is the last */
-            const int64_t g = a.b * (int64_t)sizeof(T) % 16;
-            if (g == 0 || a.r1 != 1 || a.split < 2) {
+            /* super-rows of sk rows (the plan's segs; sk * b * size a multiple of 16); their
+             * a * sk * b results end the partials, the fold's chunks' counters end the
+             * counters */
+            a.sk = l.segs;
+            if (a.sk < 2 || a.sk > super_max_k<T>() || (a.sk & (a.sk - 1)) != 0 ||
+                a.sk * a.b * (int64_t)sizeof(T) % 16 != 0 || a.r1 != 1 || a.split < 2) {
                 if (msg && msg_len)
                     snprintf(msg, msg_len,
-                             "CUDA reduce: a super-row plan of %lld columns (%d-byte elements), "
-                             "split %lld",
-                             (long long)a.b, (int)sizeof(T), (long long)a.split);
+                             "CUDA reduce: a super-row plan of %lld rows of %lld columns "
+                             "(%d-byte elements), split %lld",
+                             (long long)a.sk, (long long)a.b, (int)sizeof(T), (long long)a.split);
                 return OP_ERR_INTERNAL;
             }
-            a.sk = 16 / (g & -g);
+            a.slabs = 1;
             a.b = a.sk * a.ob;
             a.left = a.r % a.sk;
             a.r /= a.sk;
@@ -2384,7 +2409,18 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.per_slab = (a.r + a.rows - 1) / a.rows;
             a.fold_y = static_cast<unsigned char *>(ws.partials) + l.partial_bytes -
                        (size_t)(a.a * a.b) * sizeof(typename Op::acc_t);
-            a.fold_counter = ws.counters + l.ncounters - 1;
+            /* the chunks' counters end the counters (at most 64 chunks a slab: the mask of
+             * those a block completes) */
+            const int64_t nch = (a.ob + kFoldCols - 1) / kFoldCols;
+            if (nch > 64 || l.ncounters < a.a * (nch + 1)) {
+                if (msg && msg_len)
+                    snprintf(msg, msg_len,
+                             "CUDA reduce: a super-row plan of %lld columns in %lld chunks, "
+                             "%lld counters",
+                             (long long)a.ob, (long long)nch, (long long)l.ncounters);
+                return OP_ERR_INTERNAL;
+            }
+            a.fold_counters = ws.counters + l.ncounters - a.a * nch;
         }
         /* the plan's loads (vec elements: 16, 8 or 4 bytes, or one), narrowed to what the
          * pointer allows; slabs and warp units (EXT) have 16-byte loads, where a vector's
