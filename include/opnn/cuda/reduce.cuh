@@ -1755,20 +1755,22 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
             for (int j = 0; j < V; j++)
                 fa[j] = op.identity();
             /* lane j's element is in row `row` + (c0 + j) / b: counted, not divided (only ops
-             * that take indices keep it) */
-            auto fold_lanes = [&](const uint4 &v, int64_t row) {
+             * that take indices keep it); lanes that keep(j) rejects are not folded */
+            auto fold_lanes = [&](const uint4 &v, int64_t row, auto keep) {
                 T x[V];
                 memcpy(x, &v, 16);
                 int c = c0;
 #pragma unroll
                 for (int j = 0; j < V; j++) {
-                    fa[j] = fold_elem(op, fa[j], x[j], row);
+                    if (keep(j))
+                        fa[j] = fold_elem(op, fa[j], x[j], row);
                     if (++c == nb) {
                         c = 0;
                         row++;
                     }
                 }
             };
+            const auto every = [](int) { return true; };
             if (t < NT) {
                 /* the vectors between the two ends, UV a round in flight (8 were no faster
                  * than 4 for floats: [8388608, 17] over 0 141.9 us against 141.2, H200); the
@@ -1783,7 +1785,7 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
                         v[u] = load_vec(pv + u * step);
 #pragma unroll
                     for (int u = 0; u < UV; u++)
-                        fold_lanes(v[u], row + u * rs);
+                        fold_lanes(v[u], row + u * rs, every);
                 }
                 if (pv < pe) {
                     uint4 v[UV - 1];
@@ -1793,27 +1795,15 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
 #pragma unroll
                     for (int u = 0; u < UV - 1; u++)
                         if (pv + u * step < pe)
-                            fold_lanes(v[u], row + u * rs);
+                            fold_lanes(v[u], row + u * rs, every);
                 }
                 /* the end vectors, by their threads: only elements within [e0, e1) */
                 for (int end = 0; end < 2; end++) {
                     const int64_t k = end ? nv - 1 : 0;
                     if (nv > 0 && (end == 0 || nv > 1) && k % step == g) {
                         const T *q = reinterpret_cast<const T *>(qv + k);
-                        T x[V];
-                        const uint4 v = load_vec_within(q, e0, e1);
-                        memcpy(x, &v, 16);
-                        int64_t row = rw + k / step * rs;
-                        int c = c0;
-#pragma unroll
-                        for (int j = 0; j < V; j++) {
-                            if (q + j >= e0 && q + j < e1)
-                                fa[j] = fold_elem(op, fa[j], x[j], row);
-                            if (++c == nb) {
-                                c = 0;
-                                row++;
-                            }
-                        }
+                        fold_lanes(load_vec_within(q, e0, e1), rw + k / step * rs,
+                                   [&](int j) { return q + j >= e0 && q + j < e1; });
                     }
                 }
             }
