@@ -608,14 +608,15 @@ static int plan_outer_run(opnn_reduce_plan *p, const opnn_device_props *props, i
     return 1;
 }
 
-/* The outer view's launch with loads of vec elements (16, 8 or 4 bytes, or one element): the
+/* The launch of an outer view of r rows of b columns (the plan's, or its super-rows': a view of
+ * the same memory) with loads of vec elements (16, 8 or 4 bytes, or one element): the
  * launcher narrows them where the pointer is less aligned than the rows (tiles of bx_threads
  * loads, coalesced across a warp either way). Rows 4 or 8 bytes off 16 read a float or 2-4
  * elements a load: [100001, 2501] over 0 (f32) 0.81 of the ceiling, f16 [100000, 2500]
  * (rows 8 bytes off) 0.87 (H200). The tiles and split are the items': split for single halves, f16
  * [100000, 2500] ran 260 blocks of 4-half items, 161 us, against 123-125 us with 520. */
 static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, int family,
-                           int64_t vec, int64_t per_sm, int64_t min_split)
+                           int64_t r, int64_t b, int64_t vec, int64_t per_sm, int64_t min_split)
 {
     opnn_launch *l = &p->launch;
     size_t es = esize_of(p->dtype);
@@ -623,7 +624,7 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
     int64_t bx, bx_threads, by, tiles, tiles1, split, rows, slabs = 1;
 
-    bx = cdiv(p->b, vec);
+    bx = cdiv(b, vec);
 
     launch_reset(l, family, OPNN_KERNEL_OUTER);
     /* Column tiles of 32 threads (512 bytes of a row) and 8 rows at once: col_wide 4481 GB/s
@@ -634,22 +635,22 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
         bx_threads = imin(OPNN_CUDA_BLOCK, imax(32, pow2_ceil(bx)));
     by = OPNN_CUDA_BLOCK / bx_threads;
     tiles = cdiv(bx, bx_threads);
-    tiles1 = cdiv(p->b, bx_threads); /* tiles with scalar loads (the launcher's fallback) */
+    tiles1 = cdiv(b, bx_threads); /* tiles with scalar loads (the launcher's fallback) */
 
     /* slices of the r1 * r rows of a column: whole slabs while there are at least as many
      * slabs as slices, else pieces of one slab */
     if (family == OPNN_FAMILY_COL_TINY_R)
         split = 1;
     else
-        split = imax(min_split, choose_split(p->a * tiles, r1 * p->r, slots,
-                                             r1 * p->r / (by * COL_MIN_ROWS_PER_THREAD)));
-    rows = p->r;
+        split = imax(min_split, choose_split(p->a * tiles, r1 * r, slots,
+                                             r1 * r / (by * COL_MIN_ROWS_PER_THREAD)));
+    rows = r;
     if (split <= r1) {
         slabs = cdiv(r1, split);
         split = cdiv(r1, slabs);
     } else {
-        rows = cdiv(p->r, cdiv(split, r1));
-        split = r1 * cdiv(p->r, rows);
+        rows = cdiv(r, cdiv(split, r1));
+        split = r1 * cdiv(r, rows);
     }
 
     l->vec = (int)vec;
@@ -672,7 +673,7 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
         int64_t cols = 0;
 
         for (int64_t k = vec; k >= 1; k /= 2)
-            cols = imax(cols, cdiv(p->b, bx_threads * k) * k);
+            cols = imax(cols, cdiv(b, bx_threads * k) * k);
         launch_workspace(l, p->a * cols * bx_threads * split, p->a * imax(tiles, tiles1));
     }
 }
@@ -689,8 +690,7 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
                             int64_t r1)
 {
     opnn_launch *l = &p->launch;
-    int64_t es = (int64_t)esize_of(p->dtype), row = p->b * es, r = p->r, b = p->b;
-    int64_t rs = p->r_stride, k, bytes;
+    int64_t es = (int64_t)esize_of(p->dtype), row = p->b * es, b = p->b, k, bytes;
     size_t parts;
 
     /* one slab: [2, 4096, 1025] over 1 (f32) ran 17.8-20.2 us as super-rows against 14.1-14.3 as
@@ -711,16 +711,10 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
     if (k < 4 || k * row < 512 || p->r / k < 64 || p->a * k * p->b > SUPER_MAX_FOLD ||
         p->a * k * p->b * 4096 > bytes || bytes < SUPER_MIN_BYTES)
         return 0;
-    p->r = r / k;
-    p->b = k * b;
-    p->r_stride = k * b;
     /* its kernel is compiled for 3 blocks an SM (reduce.cuh); the fold follows the last block
      * of a tile's split, so always a split (of 2 at least: the partials are 2 * 4 bytes a
      * column against 64 rows or more of input), and so never warp units */
-    plan_outer_vec(p, props, family, 16 / es, OPNN_CUDA_BLOCKS_PER_SM_INNER, 2);
-    p->r = r;
-    p->b = b;
-    p->r_stride = rs;
+    plan_outer_vec(p, props, family, p->r / k, k * b, 16 / es, OPNN_CUDA_BLOCKS_PER_SM_INNER, 2);
     l->ranges = 3;
     l->segs = k;
     /* the super-rows' partials, then the k * B results to fold; the tiles' counters, then the
@@ -740,10 +734,10 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     if (plan_outer_run(p, props, family, r1) || plan_outer_super(p, props, family, r1))
         return;
     vec = outer_load_elems(p, r1);
-    plan_outer_vec(p, props, family, vec, OPNN_CUDA_BLOCKS_PER_SM, 1);
+    plan_outer_vec(p, props, family, p->r, p->b, vec, OPNN_CUDA_BLOCKS_PER_SM, 1);
     /* warp units (ranges 1) have 16-byte or single-element loads only */
     if (p->launch.ranges == 1 && vec > 1 && vec * (int64_t)esize_of(p->dtype) < 16)
-        plan_outer_vec(p, props, family, 1, OPNN_CUDA_BLOCKS_PER_SM, 1);
+        plan_outer_vec(p, props, family, p->r, p->b, 1, OPNN_CUDA_BLOCKS_PER_SM, 1);
 }
 
 /* --- the others ---------------------------------------------------------------------------- */
