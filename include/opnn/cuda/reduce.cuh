@@ -35,7 +35,8 @@
  *                       STG: contiguous rows off 16 bytes read as one run of 16-byte
  *                       vectors, a lane of a thread's vectors always the same column;
  *                       SUP: super-rows, contiguous rows off 16 bytes read k at a time as
- *                       one row of 16-byte loads, whose k sub-columns the last tile folds.
+ *                       one row of 16-byte loads; each chunk of output columns folds its k
+ *                       sub-columns in the tile that completes it.
  *   col_tiny_kernel     COL_TINY_R with at most 32 rows ([R, B], A = 1): a thread per column
  *                       item (a vector, or a column when rows are not 16-byte aligned), several
  *                       items a thread, rows loaded four at a time, all in flight at once.
