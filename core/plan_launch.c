@@ -62,10 +62,11 @@
 /* Super-rows (plan_outer_super): at most this many k * B results to fold (f16 [100001, 2501]:
  * 20008), so B is at most 64 chunks of the fold (OPNN_CUDA_SUPER_FOLD_COLS). */
 #define SUPER_MAX_FOLD (64 * 1024)
-/* Super-rows read at least this much: the fold at the end took 6-7 us for 2501 columns of 4
- * rows in its first form ([260, 2501] over 0 f32: 14 us against 7.5 as single floats, H200).
- * With the fold as it is, [16433, 1021] (67 MB) still ran 28.0-28.3 us against 25.9-26.3,
- * [13000, 2501] (130 MB) 43.5-44.0 against 44.4-44.8, [1000000, 257] 245.6 against 330.5 */
+/* Super-rows read at least this much. Below it they have too few rows for slices enough:
+ * [4100, 1021] over 0 (f32, 17 MB) ran 16.0 us as 64 blocks of super-rows against 10.9 as 256
+ * of single floats. With the fold by chunks, [16433, 1021] (67 MB) ran 25.9-26.7 us (single
+ * floats 25.9-26.3 in session 15), [8217, 1021] (34 MB) 17.3-18.3 (the fold in the last tile
+ * 16.6-16.8), [13000, 2501] (130 MB) 39.8-40.4 (42.0-42.4; H200) */
 #define SUPER_MIN_BYTES (32 << 20)
 /* A split within this fraction of the ideal is good enough (a 4% tail at most). */
 #define WAVE_EFF_GOOD 0.96
@@ -690,12 +691,12 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
                             int64_t r1)
 {
     opnn_launch *l = &p->launch;
-    int64_t es = (int64_t)esize_of(p->dtype), row = p->b * es, b = p->b, k, bytes;
+    int64_t es = (int64_t)esize_of(p->dtype), b = p->b, row = b * es, k, bytes;
     size_t parts;
 
     /* one slab: [2, 4096, 1025] over 1 (f32) ran 17.8-20.2 us as super-rows against 14.1-14.3 as
      * single floats (H200; the kernel and the fold take slabs that start on 16 bytes) */
-    if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || p->r_stride != p->b || row % 16 == 0 ||
+    if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || p->r_stride != b || row % 16 == 0 ||
         p->a != 1)
         return 0;
     k = 16 / gcd64(row, 16);
@@ -708,8 +709,8 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
      * (k 8 or 16, to start every row on a 32-byte sector) ran 2-8% slower with the same kernel
      * ([100001, 2501] f16 150 us against 138); below 32 MB, with more slices for the rows' fewer
      * super-rows, 60-90% slower ([4100, 1021] f32 19.5 us against 11.7; H200) */
-    if (k < 4 || k * row < 512 || p->r / k < 64 || p->a * k * p->b > SUPER_MAX_FOLD ||
-        p->a * k * p->b * 4096 > bytes || bytes < SUPER_MIN_BYTES)
+    if (k < 4 || k * row < 512 || p->r / k < 64 || p->a * k * b > SUPER_MAX_FOLD ||
+        p->a * k * b * 4096 > bytes || bytes < SUPER_MIN_BYTES)
         return 0;
     /* its kernel is compiled for 3 blocks an SM (reduce.cuh); the fold follows the last block
      * of a tile's split, so always a split (of 2 at least: the partials are 2 * 4 bytes a

@@ -1447,7 +1447,8 @@ template <class T> constexpr int super_max_k()
 /* What the fold of super-rows needs, in the outer kernel's shared memory (filled by its thread
  * 0), so that the call that folds takes one argument more than combine_columns */
 struct super_fold {
-    const void *y, *in;
+    void *y; /* the tiles' results, unfinalized ([a][b]) */
+    const void *in;
     void *out;
     int64_t a_stride, b, ob, rf, red_n;
     int sk, left, nch;       /* nch: chunks of kFoldCols output columns a slab */
@@ -1594,8 +1595,8 @@ __device__ __noinline__ void combine_columns_fold(Op op, const typename Op::acc_
                                                   int64_t col0, int64_t ncols, super_fold *f)
 {
     using A = typename Op::acc_t;
-    A *y = static_cast<A *>(const_cast<void *>(f->y));
-    combine_columns_into<Op, VEC, true>(op, parts, W, split, s, nullptr, y + col0, ncols, 0);
+    combine_columns_into<Op, VEC, true>(op, parts, W, split, s, nullptr,
+                                        static_cast<A *>(f->y) + col0, ncols, 0);
     const int64_t b = f->b, ob = f->ob, ai = udiv(col0, b), t0 = col0 - ai * b, t1 = t0 + ncols;
     const int sk = f->sk, nch = f->nch;
     /* the previous unit's readers of done passed this unit's arrive_last since */
