@@ -8,8 +8,13 @@
  *                 [--sub N] [--vec N] [--ranges N] [--block N] [--grid N] [--reps N]
  *
  * Inputs of less than 1 MB are timed as a host loop of 10000 calls (the graph replays op_run
- * gets); larger ones as the best and the median of --reps event-timed calls. GB/s counts input
- * and output bytes, as `opnn bench` does. Exit status 77 when there is no CUDA device. */
+ * gets); larger ones as `opnn bench` times them: --reps calls enqueued behind a hold and run back
+ * to back, each between two events, the best and the median printed, and beside them the read
+ * kernel over the same bytes ("read at size"). Inputs under 4x the L2 rotate among copies, so
+ * that every timed call reads from memory: an input that stayed in L2 from one call to the next
+ * timed the cache, not DRAM ([8217, 1021] over 0: 18.3 us a call in L2, 22.7 from memory; H200).
+ * GB/s counts input and output bytes, as `opnn bench` does. Exit status 77 when there is no CUDA
+ * device. */
 #include <cuda_runtime_api.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_cuda.h"
 #include "tool.h"
 
 #include "core/launch.h"
@@ -27,6 +33,8 @@
 #define FAM_MAX_DIMS 8
 #define FAM_SMALL_BYTES ((int64_t)1 << 20)
 #define FAM_HOST_LOOP 10000
+#define FAM_MAX_BUFS 64
+#define FAM_HOLD_MS 500.0
 
 typedef struct fam_args {
     int ndim, naxes, nstrides;
@@ -173,10 +181,75 @@ static int64_t span_of(const fam_args *a, const int64_t *strides)
 }
 
 typedef struct fam_buffers {
-    void *in, *out;
+    void *in[FAM_MAX_BUFS], *out;
+    int nbuf; /* copies of the input the timed calls rotate among */
     cudaStream_t stream;
-    cudaEvent_t e0, e1;
+    cudaEvent_t *ev; /* reps + 1 */
+    int *hold;       /* bench_cuda_hold's flags: mapped pinned host memory */
 } fam_buffers;
+
+/* Sorts t[0..n) (insertion sort: n is small). */
+static void sort_times(double *t, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+}
+
+/* The reps intervals between b->ev[0..reps] into t (microseconds), sorted; -1 on a CUDA error. */
+static int held_times(const fam_args *a, const fam_buffers *b, double *t)
+{
+    if (cudaEventSynchronize(b->ev[a->reps]) != cudaSuccess)
+        return -1;
+    for (int k = 0; k < a->reps; k++) {
+        float ms;
+        if (cudaEventElapsedTime(&ms, b->ev[k], b->ev[k + 1]) != cudaSuccess)
+            return -1;
+        t[k] = ms * 1e3;
+    }
+    sort_times(t, a->reps);
+    return 0;
+}
+
+/* The read kernel of `opnn bench` over the input's bytes (rounded down to 16), rotated as the
+ * calls are, held back to back: the best of its variants at 1, 2, 4 and 8 blocks an SM, as the
+ * best time of a call. What memory allows for an input that size, launch included; 0 where it
+ * could not be measured. */
+static double read_at_size(const fam_args *a, const fam_buffers *b, int sms, int64_t bytes)
+{
+    const int64_t n16 = bytes / 16;
+    double *t = malloc((size_t)a->reps * sizeof *t), best = 0;
+    void *sink = NULL;
+
+    if (!t || n16 == 0 || cudaMalloc(&sink, (size_t)sms * 8 * sizeof(unsigned)) != cudaSuccess) {
+        free(t);
+        return 0;
+    }
+    for (int variant = 0; variant < BENCH_CUDA_READ_VARIANTS; variant++)
+        for (int per_sm = 1; per_sm <= 8; per_sm *= 2) {
+            const int64_t blocks =
+                n16 / 256 < (int64_t)sms * per_sm ? n16 / 256 + 1 : (int64_t)sms * per_sm;
+            for (int k = 0; k < b->nbuf; k++)
+                bench_cuda_read(b->in[k], (size_t)n16 * 16, (int)blocks, variant, sink, b->stream);
+            bench_cuda_hold(b->stream, b->hold, FAM_HOLD_MS);
+            cudaEventRecord(b->ev[0], b->stream);
+            for (int k = 0; k < a->reps; k++) {
+                bench_cuda_read(b->in[k % b->nbuf], (size_t)n16 * 16, (int)blocks, variant, sink,
+                                b->stream);
+                cudaEventRecord(b->ev[k + 1], b->stream);
+            }
+            bench_cuda_release(b->hold);
+            if (held_times(a, b, t) == 0 && (best == 0 || t[0] < best))
+                best = t[0];
+        }
+    cudaFree(sink);
+    free(t);
+    (void)cudaGetLastError();
+    return best;
+}
 
 /* Runs plan and reports its time, or why it could not run. */
 static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam_buffers *b,
@@ -186,14 +259,16 @@ static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam
     char msg[512] = "";
     opnn_cuda_state *cs = NULL;
     op_status st = OP_OK;
-    const void *in = (const char *)b->in + a->offset * (a->dtype.bits / 8);
+    const int64_t off = a->offset * (a->dtype.bits / 8);
+    const void *in = (const char *)b->in[0] + off;
 
     printf("%-8s %-18s grid %6" PRId64 " block %3d sub %3d vec %2d ranges %d split %5" PRId64
            " units %8" PRId64 ": ",
            label, opnn__cuda_family_name(l->family), l->grid_x, l->block, l->sub, l->vec, l->ranges,
            l->split, l->units);
-    for (int k = 0; k < 3 && st == OP_OK; k++)
-        st = opnn_cuda_reduce(plan, a->kind, in, b->out, b->stream, &cs, msg, sizeof msg);
+    for (int k = 0; k < 3 + b->nbuf && st == OP_OK; k++)
+        st = opnn_cuda_reduce(plan, a->kind, (const char *)b->in[k % b->nbuf] + off, b->out,
+                              b->stream, &cs, msg, sizeof msg);
     if (st == OP_OK && cudaStreamSynchronize(b->stream) != cudaSuccess) {
         snprintf(msg, sizeof msg, "%s", cudaGetErrorString(cudaGetLastError()));
         st = OP_ERR_DEVICE;
@@ -210,29 +285,29 @@ static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam
         cudaStreamSynchronize(b->stream);
         printf("%8.2f us a call (host loop)\n", (tool_now_s() - t0) / FAM_HOST_LOOP * 1e6);
     } else {
-        float *ms = malloc((size_t)a->reps * sizeof *ms);
-        if (!ms) {
+        double *t = malloc((size_t)a->reps * sizeof *t);
+        if (!t) {
             printf("out of host memory\n");
             opnn_cuda_state_destroy(cs);
             return;
         }
+        /* the calls enqueued behind a hold, then released: back to back on the GPU, so that a
+         * call's time is the GPU's and not the host's launch rate */
+        bench_cuda_hold(b->stream, b->hold, FAM_HOLD_MS);
+        cudaEventRecord(b->ev[0], b->stream);
         for (int k = 0; k < a->reps; k++) {
-            cudaEventRecord(b->e0, b->stream);
-            opnn_cuda_reduce(plan, a->kind, in, b->out, b->stream, &cs, msg, sizeof msg);
-            cudaEventRecord(b->e1, b->stream);
-            cudaEventSynchronize(b->e1);
-            cudaEventElapsedTime(&ms[k], b->e0, b->e1);
+            opnn_cuda_reduce(plan, a->kind, (const char *)b->in[k % b->nbuf] + off, b->out,
+                             b->stream, &cs, msg, sizeof msg);
+            cudaEventRecord(b->ev[k + 1], b->stream);
         }
-        for (int i = 1; i < a->reps; i++) /* insertion sort: reps is small */
-            for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
-                float t = ms[j];
-                ms[j] = ms[j - 1];
-                ms[j - 1] = t;
-            }
-        const double best = ms[0] * 1e3, median = ms[a->reps / 2] * 1e3;
-        printf("best %9.1f us %6.0f GB/s, median %9.1f us\n", best,
-               (double)(in_bytes + out_bytes) / best * 1e-3, median);
-        free(ms);
+        bench_cuda_release(b->hold);
+        if (held_times(a, b, t) == 0) {
+            const double best = t[0], median = t[a->reps / 2];
+            printf("best %9.1f us %6.0f GB/s, median %9.1f us%s\n", best,
+                   (double)(in_bytes + out_bytes) / best * 1e-3, median,
+                   *(volatile int *)&b->hold[1] ? " (host-bound: the hold timed out)" : "");
+        }
+        free(t);
     }
     if (cudaGetLastError() != cudaSuccess)
         printf("         (a CUDA error was raised during the timing)\n");
@@ -278,20 +353,46 @@ int main(int argc, char **argv)
     const int64_t es = a.dtype.bits / 8;
     const int64_t in_bytes = base.red_numel * base.out_numel * es, out_bytes = base.out_numel * es;
     const size_t alloc = (size_t)((span_of(&a, strides) + a.offset) * es) + 64;
-    fam_buffers b = {NULL, NULL, NULL, NULL, NULL};
-    if (cudaMalloc(&b.in, alloc) != cudaSuccess ||
-        cudaMalloc(&b.out, (size_t)(out_bytes + 64)) != cudaSuccess ||
-        cudaMemset(b.in, 0, alloc) != cudaSuccess ||
+    fam_buffers b = {{NULL}, NULL, 1, NULL, NULL, NULL};
+    int l2 = 0;
+    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, props.device_id) == cudaSuccess &&
+        in_bytes >= FAM_SMALL_BYTES && alloc < 4 * (size_t)l2) {
+        const size_t want = (4 * (size_t)l2 + alloc - 1) / alloc;
+        b.nbuf = want < FAM_MAX_BUFS ? (int)want : FAM_MAX_BUFS;
+    }
+    (void)cudaGetLastError();
+    /* the copies that could be allocated (one at least) */
+    for (int k = 0; k < b.nbuf; k++)
+        if (cudaMalloc(&b.in[k], alloc) != cudaSuccess ||
+            cudaMemset(b.in[k], 0, alloc) != cudaSuccess) {
+            cudaFree(b.in[k]);
+            b.in[k] = NULL;
+            b.nbuf = k;
+            (void)cudaGetLastError();
+        }
+    b.ev = calloc((size_t)a.reps + 1, sizeof *b.ev);
+    bool events = b.ev != NULL;
+    for (int k = 0; events && k <= a.reps; k++)
+        events = cudaEventCreate(&b.ev[k]) == cudaSuccess;
+    if (b.nbuf == 0 || !events || cudaMalloc(&b.out, (size_t)(out_bytes + 64)) != cudaSuccess ||
         cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking) != cudaSuccess ||
-        cudaEventCreate(&b.e0) != cudaSuccess || cudaEventCreate(&b.e1) != cudaSuccess) {
+        cudaHostAlloc((void **)&b.hold, 2 * sizeof(int), cudaHostAllocMapped) != cudaSuccess) {
         fprintf(stderr, "opnn_families: %s (%zu bytes of input)\n",
                 cudaGetErrorString(cudaGetLastError()), alloc);
         return 1;
     }
     printf("cuda:%d (%d SMs, cc %d.%d), class %s, %" PRId64 " outputs of %" PRId64
-           " elements, %" PRId64 " bytes in + out\n",
+           " elements, %" PRId64 " bytes in + out, %d input cop%s\n",
            props.device_id, props.sm_count, props.cc_major, props.cc_minor,
-           opnn__reduce_class_name(base.cls), base.out_numel, base.red_numel, in_bytes + out_bytes);
+           opnn__reduce_class_name(base.cls), base.out_numel, base.red_numel, in_bytes + out_bytes,
+           b.nbuf, b.nbuf == 1 ? "y" : "ies");
+    if (in_bytes >= FAM_SMALL_BYTES) {
+        const double r = read_at_size(&a, &b, props.sm_count, in_bytes);
+        if (r > 0)
+            printf("read at size: best %9.1f us %6.0f GB/s (the read kernel over the input's "
+                   "bytes)\n",
+                   r, (double)in_bytes / r * 1e-3);
+    }
 
     /* the planner's plan unless another family is asked for, then each family asked for */
     const bool all = !a.family || !strcmp(a.family, "all");
@@ -338,7 +439,12 @@ int main(int argc, char **argv)
     }
     if (!timed)
         printf("no family named '%s' serves this reduction\n", a.family);
-    cudaFree(b.in);
+    for (int k = 0; k < FAM_MAX_BUFS; k++)
+        cudaFree(b.in[k]);
     cudaFree(b.out);
+    for (int k = 0; k <= a.reps; k++)
+        cudaEventDestroy(b.ev[k]);
+    free(b.ev);
+    cudaFreeHost(b.hold);
     return timed ? 0 : 1;
 }
