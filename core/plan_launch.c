@@ -47,8 +47,16 @@
 #define COL_TINY_R_MAX 32
 /* Each thread of a column slice reads at least this many rows: the partials written and
  * re-read per output cost 2 * split * acc bytes against rows * size bytes of input, so 64 rows
- * a thread keep that under 1.6% for f32 (computed, not measured). */
+ * a thread keep that under 1.6% for f32 (computed, not measured). Where that leaves 16-byte
+ * loads fewer blocks than COL_FEW_BLOCKS_X2 / 2 an SM, COL_FEW_ROWS_PER_THREAD: H200, from
+ * memory, best of 40: [8192, 1024] over 0 (f32) 16.8 -> 14.9 us (128 -> 256 blocks), f64 [1000,
+ * 4096] 22.0 -> 15.1, [1000, 2500] 12.8 -> 10.3, bf16 [4096, 4096] 18.0 -> 15.6, super-rows
+ * [8217, 1021] 21.1 -> 17.6, [16433, 600] 18.7 -> 16.7; 16 rows a thread was slower than 32 on
+ * 3 of those. More slices where there were 2 blocks an SM or more, or for single-element loads,
+ * lost 4-20% ([16433, 1021] 24.9 -> 26.1 us, [1000, 8191] 12.6 -> 15.1). */
 #define COL_MIN_ROWS_PER_THREAD 64
+#define COL_FEW_ROWS_PER_THREAD 32
+#define COL_FEW_BLOCKS_X2 3
 /* Units smaller than this run on a persistent grid (grid_for): row_tiny (16 KB tiles) 3512
  * GB/s persistent, 3237 with a block per tile; row_wide (64 KB rows, block kernel) 3979
  * persistent, 4133 with a block per row. */
@@ -640,11 +648,16 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
 
     /* slices of the r1 * r rows of a column: whole slabs while there are at least as many
      * slabs as slices, else pieces of one slab */
-    if (family == OPNN_FAMILY_COL_TINY_R)
+    if (family == OPNN_FAMILY_COL_TINY_R) {
         split = 1;
-    else
+    } else {
         split = imax(min_split, choose_split(p->a * tiles, r1 * r, slots,
                                              r1 * r / (by * COL_MIN_ROWS_PER_THREAD)));
+        if (vec * (int64_t)es == 16 &&
+            2 * p->a * tiles * split < COL_FEW_BLOCKS_X2 * device_slots(props, 1))
+            split = imax(split, choose_split(p->a * tiles, r1 * r, slots,
+                                             r1 * r / (by * COL_FEW_ROWS_PER_THREAD)));
+    }
     rows = r;
     if (split <= r1) {
         slabs = cdiv(r1, split);

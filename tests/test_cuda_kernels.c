@@ -328,6 +328,12 @@ static const shape_case planner_cases[] = {
     /* 500 channels of 64 KB (f32) or 128 KB (f64): one to two waves of units, 2 blocks an SM
      * striding over them at DEPTH 2 (f16: a persistent grid of 3 an SM) */
     {"outer_inner_two_waves", 4, S(8, 500, 32, 64), S(0), false, 3, S(0, 2, 3), 0},
+    /* 16-byte column loads in few blocks: 32 rows a thread (11 slices of 273 rows, not 5) */
+    {"col_few_blocks", 2, S(3001, 1000), S(0), false, 1, S(0), 0},
+    /* a flat walk whose threads have 2 or 3 vectors after the whole rounds: one clamped round
+     * (f32: 539 vectors a unit, f16: single halves); DEPTH 2 (f32, f64): 2 of a round of 7 */
+    {"outer_inner_tail_round", 4, S(32, 100, 14, 14), S(0), false, 3, S(0, 2, 3), 0},
+    {"outer_inner_tail_round_deep", 4, S(9, 500, 32, 64), S(0), false, 3, S(0, 2, 3), 0},
     /* a warp tile of groups a warp over thousands of blocks, the last tile partly past the
      * end, rows past the last whole group */
     {"row_pack_deep2", 2, S(1200007, 2), S(0), false, 1, S(1), 0},

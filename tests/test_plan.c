@@ -1459,15 +1459,16 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 512 * 2);
     assert_int_equal(p.launch.workspace_bytes, 0);
 
-    /* few columns, long slabs: each of the 2 slabs cut into pieces of 1000 rows, partials for
-     * the 2 x 5 slices of each tile and a counter a tile */
+    /* few columns, long slabs: each of the 2 slabs cut into pieces of 500 rows (32 rows a
+     * thread: 64 would leave 30 blocks), partials for the 2 x 10 slices of each tile and a
+     * counter a tile */
     const int64_t pieces[4] = {2, 3, 5000, 64};
     h200_launch(&p, 4, pieces, 2, ax02, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
     assert_int_equal(p.launch.segs, 1);
-    assert_int_equal(p.launch.chunk, 1000);
-    assert_int_equal(p.launch.split, 10);
-    assert_int_equal(p.launch.units, 3 * 10);
+    assert_int_equal(p.launch.chunk, 500);
+    assert_int_equal(p.launch.split, 20);
+    assert_int_equal(p.launch.units, 3 * 20);
     assert_int_equal(p.launch.ncounters, 3 * 4); /* 4 tiles a column if loads are scalar */
 
     /* [65536, 1024, 4] over 1: a vector a row, a warp a 16 KB slab, no split */
@@ -1599,6 +1600,22 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_true(p.launch.ranges != 3);
     h200_launch(&p, 2, few_rows, 1, ax0, "f32");
     assert_true(p.launch.ranges != 3);
+    /* 16-byte loads that 64 rows a thread would leave under 1.5 blocks an SM: slices of 32
+     * rows a thread. [8192, 1024] f32: 8 tiles, 16 slices -> 32 (256 blocks); f64 [1000, 4096]:
+     * 64 tiles, 1 slice -> 3. Single floats keep 64 rows a thread ([1000, 4097]: one slice). */
+    const int64_t few8k[2] = {8192, 1024}, few1k[2] = {1000, 4096}, few_odd[2] = {1000, 4097};
+    h200_launch(&p, 2, few8k, 1, ax0, "f32");
+    assert_int_equal(p.launch.vec, 4);
+    assert_int_equal(p.launch.tiles, 8);
+    assert_int_equal(p.launch.split, 32);
+    assert_int_equal(p.launch.units, 256);
+    assert_int_equal(p.launch.chunk, 256);
+    h200_launch(&p, 2, few1k, 1, ax0, "f64");
+    assert_int_equal(p.launch.tiles, 64);
+    assert_int_equal(p.launch.split, 3);
+    h200_launch(&p, 2, few_odd, 1, ax0, "f32");
+    assert_int_equal(p.launch.vec, 1);
+    assert_int_equal(p.launch.split, 1);
     /* 24-byte rows in slabs of 24 KB: single floats, a warp a slab (not a run, below); rows
      * of 12 bytes: a run of vectors (ranges 2), sub 4 */
     const int64_t c3w[2] = {33554432, 3};

@@ -571,10 +571,31 @@ walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, i
                 f[u % NA] = fold_elem(op, f[u % NA], x[u], id[u]);
         }
     }
-    /* the last L - 1 items or fewer, one at a time. Issuing them at once (a round of kUnroll
-     * loads first, then whole rounds) left bn-like [32, 1024, 14, 14] over (0, 2, 3), 1568
-     * vectors a unit, at 11.1-11.8 us against 11.6 (H200, best of 50), and [64, 512, 28, 28]
-     * took 30.2-30.7 us against 29.2 */
+    /* the last L - 1 vectors or fewer, where a thread has two or more, as one round: every
+     * load goes out at once, the ones past n clamped to its first and not folded. One at a time,
+     * [32, 1024, 14, 14] over (0, 2, 3) (1568 vectors a unit, 6 or 7 a thread: a round of 4
+     * and then 2 or 3 more, each waiting for the last) ran 14.0-14.1 us against 12.4-12.5 (H200,
+     * from memory). Single elements stay one at a time: a round of 15 clamped loads where one
+     * was left made [512, 128, 7, 7] 4% slower. */
+    if constexpr (VEC) {
+        constexpr int LT = L - 1;
+        if (i + B < n) {
+            uint4 x[LT];
+            int64_t id[LT];
+            const T *q0 = seg0 + (int64_t)s * seg_stride + o * V;
+#pragma unroll
+            for (int u = 0; u < LT; u++) {
+                x[u] = load_vec(i + u * B < n ? seg0 + (int64_t)s * seg_stride + o * V : q0);
+                id[u] = idx0 + (int64_t)s * idx_stride + o * V;
+                step();
+            }
+#pragma unroll
+            for (int u = 0; u < LT; u++)
+                if (i + u * B < n)
+                    f[u % NA] = fold_vec(op, f[u % NA], x[u], id[u]);
+            i = n;
+        }
+    }
     for (; i < n; i += B) {
         const T *q = seg0 + (int64_t)s * seg_stride + o * V;
         const int64_t id = idx0 + (int64_t)s * idx_stride + o * V;
