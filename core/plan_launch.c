@@ -55,6 +55,9 @@
  * 3 of those. More slices where there were 2 blocks an SM or more, or for single-element loads,
  * lost 4-20% ([16433, 1021] 24.9 -> 26.1 us, [1000, 8191] 12.6 -> 15.1). */
 #define COL_MIN_ROWS_PER_THREAD 64
+/* OUTER_INNER units of at most this many loads a thread of a 256-thread block take blocks of 128
+ * threads, a quarter of it 64 (plan_inner_block) */
+#define SMALL_UNIT_LOADS 32
 #define COL_FEW_ROWS_PER_THREAD 32
 #define COL_FEW_BLOCKS_X2 3
 /* Units smaller than this run on a persistent grid (grid_for): row_tiny (16 KB tiles) 3512
@@ -337,6 +340,23 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
              l->units < 2 * slots && unit_bytes >= 16 * 2 * OPNN_CUDA_UNROLL * OPNN_CUDA_BLOCK) {
         l->grid_x = 2 * imax(1, props->sm_count);
         l->ranges = 2 * OPNN_CUDA_UNROLL;
+    }
+    /* OUTER_INNER units of a few loads a thread, more of them than slots, no split: blocks of 64
+     * or 128 threads (the same threads an SM), so two or four times the units in flight, each
+     * a flat walk of more loads a thread. H200, from memory, best of 40, against 256 threads:
+     * [32, 2048, 7, 7] over (0, 2, 3) (6 loads a thread) 17.9 -> 11.4 us with 64, f16 15.7 ->
+     * 10.6; [32, 1024, 14, 14] (6 vectors) 12.4 -> 11.0 with 64, 12.5 with 128; f16 (24 halves
+     * a thread) 17.1 -> 12.1 with 128, 14.8 with 64 */
+    if (family == OPNN_FAMILY_OUTER_INNER && split == 1 && l->ranges == 1 && l->units > slots) {
+        int64_t loads = segs * (seg_bytes % 16 == 0 ? nvec : v->k);
+
+        if (loads <= SMALL_UNIT_LOADS * OPNN_CUDA_BLOCK) {
+            l->block = loads <= SMALL_UNIT_LOADS / 4 * OPNN_CUDA_BLOCK ? OPNN_CUDA_BLOCK / 4
+                                                                       : OPNN_CUDA_BLOCK / 2;
+            l->sub = (int)imin(l->sub, l->block);
+            if (l->grid_x < l->units)
+                l->grid_x = imin(l->units, slots * (OPNN_CUDA_BLOCK / l->block));
+        }
     }
     if (split > 1)
         launch_workspace(l, v->c * split, v->c);

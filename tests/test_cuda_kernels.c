@@ -334,6 +334,10 @@ static const shape_case planner_cases[] = {
      * (f32: 539 vectors a unit, f16: single halves); DEPTH 2 (f32, f64): 2 of a round of 7 */
     {"outer_inner_tail_round", 4, S(32, 100, 14, 14), S(0), false, 3, S(0, 2, 3), 0},
     {"outer_inner_tail_round_deep", 4, S(9, 500, 32, 64), S(0), false, 3, S(0, 2, 3), 0},
+    /* 500 units of a few loads a thread: blocks of 64 threads (f32, f64; f16 [., 7, 7]) or 128
+     * (f16 [., 14, 14]), a flat walk of vectors or single elements */
+    {"outer_inner_small_units", 4, S(16, 500, 14, 14), S(0), false, 3, S(0, 2, 3), 0},
+    {"outer_inner_small_units_odd", 4, S(16, 500, 7, 7), S(0), false, 3, S(0, 2, 3), 0},
     /* a warp tile of groups a warp over thousands of blocks, the last tile partly past the
      * end, rows past the last whole group */
     {"row_pack_deep2", 2, S(1200007, 2), S(0), false, 1, S(1), 0},

@@ -1221,6 +1221,13 @@ static void check_launch(const opnn_reduce_plan *p)
         assert_true(l->tiles >= 1 && l->tiles <= OPNN_CUDA_ROW_TILE_MAX_VEC);
         assert_true(l->block / 32 * 2 * l->tiles * 16 <= 48 * 1024); /* two tiles a warp */
         assert_true(l->grid_x <= (l->units + l->block / 32 - 1) / (l->block / 32));
+    } else if (l->family == OPNN_FAMILY_OUTER_INNER && l->block != OPNN_CUDA_BLOCK) {
+        /* units of a few loads a thread: 64 or 128 threads, more units than slots, no split */
+        assert_true(l->block == OPNN_CUDA_BLOCK / 4 || l->block == OPNN_CUDA_BLOCK / 2);
+        assert_int_equal(l->split, 1);
+        assert_int_equal(l->ranges, 1);
+        assert_true(l->sub <= l->block);
+        assert_true(l->grid_x <= l->units);
     } else if (l->family == OPNN_FAMILY_ROW_WARP && l->block != OPNN_CUDA_BLOCK) {
         /* blocks of 4 warps: one row a warp over several waves of tiles */
         assert_int_equal(l->block, OPNN_CUDA_BLOCK / 2);
@@ -1600,6 +1607,20 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_true(p.launch.ranges != 3);
     h200_launch(&p, 2, few_rows, 1, ax0, "f32");
     assert_true(p.launch.ranges != 3);
+    /* OUTER_INNER units of a few loads a thread (2048 channels of 32 x 49 floats: 6 a thread
+     * of 256): blocks of 64 threads, 4 x 396 slots; f16 [32, 1024, 14, 14] (single halves, 24 a
+     * thread): 128 threads; [64, 512, 28, 28] (49 vectors a thread) keeps 256 */
+    const int64_t u77[4] = {32, 2048, 7, 7}, u1414[4] = {32, 1024, 14, 14},
+                  u2828[4] = {64, 512, 28, 28}, nhw3[3] = {0, 2, 3};
+    h200_launch(&p, 4, u77, 3, nhw3, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
+    assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK / 4);
+    assert_int_equal(p.launch.grid_x, 4 * 3 * 132);
+    h200_launch(&p, 4, u1414, 3, nhw3, "f16");
+    assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK / 2);
+    assert_int_equal(p.launch.grid_x, 2 * 3 * 132);
+    h200_launch(&p, 4, u2828, 3, nhw3, "f32");
+    assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK);
     /* 16-byte loads that 64 rows a thread would leave under 1.5 blocks an SM: slices of 32
      * rows a thread. [8192, 1024] f32: 8 tiles, 16 slices -> 32 (256 blocks); f64 [1000, 4096]:
      * 64 tiles, 1 slice -> 3. Single floats keep 64 rows a thread ([1000, 4097]: one slice). */
