@@ -55,11 +55,11 @@
  * 3 of those. More slices where there were 2 blocks an SM or more, or for single-element loads,
  * lost 4-20% ([16433, 1021] 24.9 -> 26.1 us, [1000, 8191] 12.6 -> 15.1). */
 #define COL_MIN_ROWS_PER_THREAD 64
+#define COL_FEW_ROWS_PER_THREAD 32
+#define COL_FEW_BLOCKS_X2 3
 /* OUTER_INNER units of at most this many loads a thread of a 256-thread block take blocks of 128
  * threads, a quarter of it 64 (plan_inner_block) */
 #define SMALL_UNIT_LOADS 32
-#define COL_FEW_ROWS_PER_THREAD 32
-#define COL_FEW_BLOCKS_X2 3
 /* Units smaller than this run on a persistent grid (grid_for): row_tiny (16 KB tiles) 3512
  * GB/s persistent, 3237 with a block per tile; row_wide (64 KB rows, block kernel) 3979
  * persistent, 4133 with a block per row. */
