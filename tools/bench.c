@@ -214,9 +214,6 @@ static void cuda_env_free(cuda_env *env)
     env->hold = NULL;
 }
 
-/* The longest a timed loop may take to enqueue before its hold lets the GPU start anyway. */
-#define BENCH_HOLD_MS 500.0
-
 #define CU(call, label)                                                                            \
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
@@ -238,32 +235,6 @@ static cudaError_t event_median(cudaEvent_t *ev, double *t, int n, double *sec)
     }
     if (e == cudaSuccess)
         *sec = median(t, n);
-    return e;
-}
-
-/* The read kernel (variant, blocks) over the first `bytes` (rounded down to 16) of bufs[i %
- * nbuf] for call i: 3 calls of warm-up, then iters held back to back (ev: iters + 1 events, t:
- * iters); *gbps from the median. */
-static cudaError_t time_read(const cuda_env *env, void *const *bufs, int nbuf, size_t bytes,
-                             int blocks, int variant, void *sink, int iters, cudaEvent_t *ev,
-                             double *t, double *gbps)
-{
-    double sec = 0;
-    for (int w = 0; w < 3; w++)
-        bench_cuda_read(bufs[w % nbuf], bytes, blocks, variant, sink, env->stream);
-    cudaError_t e = (cudaError_t)bench_cuda_hold(env->stream, env->hold, BENCH_HOLD_MS);
-    if (e == cudaSuccess)
-        e = cudaEventRecord(ev[0], env->stream);
-    for (int i = 0; i < iters && e == cudaSuccess; i++) {
-        e = (cudaError_t)bench_cuda_read(bufs[i % nbuf], bytes, blocks, variant, sink, env->stream);
-        if (e == cudaSuccess)
-            e = cudaEventRecord(ev[i + 1], env->stream);
-    }
-    bench_cuda_release(env->hold);
-    if (e == cudaSuccess)
-        e = event_median(ev, t, iters, &sec);
-    if (e == cudaSuccess)
-        *gbps = (double)(bytes / 16 * 16) / sec * 1e-9;
     return e;
 }
 
@@ -289,7 +260,9 @@ static int cuda_ceiling(cuda_env *env)
         for (int per_sm = 2; per_sm <= 8; per_sm *= 2) {
             int blocks = env->sm_count * per_sm;
             double gbps = 0;
-            CU(time_read(env, &buf, 1, bytes, blocks, variant, sink, 30, ev, t, &gbps), out);
+            CU((cudaError_t)bench_cuda_time_read(&buf, 1, bytes, blocks, variant, sink, 30,
+                                                 env->stream, env->hold, &gbps),
+               out);
             printf("read kernel variant %d, %5d blocks x 256: %.0f GB/s\n", variant, blocks, gbps);
             if (gbps > env->read_gbps)
                 env->read_gbps = gbps;
@@ -366,49 +339,6 @@ static int cuda_inputs_alloc(const cuda_env *env, const bench_case *c, cuda_inpu
     return 0;
 }
 
-/* The read kernel over `bytes` (rounded down to 16) of a case's input buffers, rotated as the
- * case rotates them and timed as the cases are (held, back to back, the median of iters): the
- * best of its variants at 1, 2, 4 and 8 blocks per SM (fewer where the input has fewer vectors
- * than 256 a block). What memory allows for an input of that size, launch included; 0 if it
- * could not be measured. */
-static double cuda_read_at(const cuda_env *env, const cuda_inputs *inp, size_t bytes, int iters)
-{
-    const int64_t n16 = (int64_t)(bytes / 16);
-    cudaEvent_t *ev = calloc((size_t)iters + 1, sizeof *ev);
-    double *t = calloc((size_t)iters, sizeof *t);
-    void *sink = NULL;
-    double best = 0;
-    int nev = 0;
-
-    if (n16 == 0 || inp->nbuf < 1 || !ev || !t)
-        goto out;
-    CU(cudaMalloc(&sink, (size_t)env->sm_count * 8 * sizeof(unsigned)), out);
-    for (nev = 0; nev <= iters; nev++)
-        CU(cudaEventCreate(&ev[nev]), out);
-    for (int variant = 0; variant < BENCH_CUDA_READ_VARIANTS; variant++) {
-        for (int per_sm = 1; per_sm <= 8; per_sm *= 2) {
-            int64_t blocks = (int64_t)env->sm_count * per_sm;
-            if (blocks > (n16 + 255) / 256)
-                blocks = (n16 + 255) / 256;
-            if (per_sm > 1 && blocks < (int64_t)env->sm_count * per_sm / 2)
-                break; /* the same grid as the smaller per_sm */
-            double gbps = 0;
-            CU(time_read(env, inp->in, inp->nbuf, bytes, (int)blocks, variant, sink, iters, ev, t,
-                         &gbps),
-               out);
-            if (gbps > best)
-                best = gbps;
-        }
-    }
-out:
-    for (int i = 0; i < nev; i++)
-        cudaEventDestroy(ev[i]);
-    cudaFree(sink);
-    free(ev);
-    free(t);
-    return best;
-}
-
 static void cuda_case(const cuda_env *env, const bench_case *c, const cuda_inputs *inp,
                       const char *op, int iters, int warmup, bench_result *r)
 {
@@ -478,7 +408,7 @@ static void cuda_case(const cuda_env *env, const bench_case *c, const cuda_input
     }
     {
         /* everything enqueued behind the hold, then released: back to back on the GPU */
-        cudaError_t e = (cudaError_t)bench_cuda_hold(env->stream, env->hold, BENCH_HOLD_MS);
+        cudaError_t e = (cudaError_t)bench_cuda_hold(env->stream, env->hold, BENCH_CUDA_HOLD_MS);
         if (e == cudaSuccess)
             e = cudaEventRecord(ev[0], env->stream);
         for (int i = 0; i < iters && st == OP_OK && e == cudaSuccess; i++) {
@@ -1084,8 +1014,10 @@ int opnn_tool_bench(int argc, char **argv)
         cuda_inputs inp = {{0}, 0};
         double size_gbps = 0;
         if (cuda && cuda_inputs_alloc(&env, c, &inp) == 0 && !c->small)
-            size_gbps =
-                cuda_read_at(&env, &inp, (size_t)case_numel(c) * tool_dtype_size(c->dtype), iters);
+            /* what memory allows for an input that size, rotated as the case's calls are */
+            size_gbps = bench_cuda_read_at(inp.in, inp.nbuf,
+                                           (size_t)case_numel(c) * tool_dtype_size(c->dtype),
+                                           env.sm_count, iters, env.stream, env.hold);
 #endif
         for (int o = 0; o < nops; o++) {
             bench_result r;

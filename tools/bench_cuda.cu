@@ -2,8 +2,10 @@
  * "read ceiling" each case is measured against, the launch floor the small cases are measured
  * against, and a device-side random fill so that inputs of gigabytes need no host pass. Part of
  * the tool, not of the library. */
+#include <algorithm>
 #include <chrono>
 #include <stdint.h>
+#include <vector>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -219,6 +221,81 @@ int bench_cuda_read(const void *data, size_t bytes, int blocks, int variant, voi
         break;
     }
     return (int)cudaGetLastError();
+}
+
+int bench_cuda_time_read(void *const *bufs, int nbuf, size_t bytes, int blocks, int variant,
+                         void *sink, int iters, void *stream, int *hold, double *gbps)
+{
+    std::vector<cudaEvent_t> ev;
+    std::vector<double> t((size_t)iters);
+    cudaStream_t s = (cudaStream_t)stream;
+    cudaError_t e = cudaSuccess;
+
+    for (int i = 0; i <= iters && e == cudaSuccess; i++) {
+        cudaEvent_t x;
+        e = cudaEventCreate(&x);
+        if (e == cudaSuccess)
+            ev.push_back(x);
+    }
+    for (int w = 0; w < 3 && e == cudaSuccess; w++)
+        e = (cudaError_t)bench_cuda_read(bufs[w % nbuf], bytes, blocks, variant, sink, stream);
+    if (e == cudaSuccess)
+        e = (cudaError_t)bench_cuda_hold(stream, hold, BENCH_CUDA_HOLD_MS);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(ev[0], s);
+    for (int i = 0; i < iters && e == cudaSuccess; i++) {
+        e = (cudaError_t)bench_cuda_read(bufs[i % nbuf], bytes, blocks, variant, sink, stream);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(ev[(size_t)i + 1], s);
+    }
+    bench_cuda_release(hold);
+    if (e == cudaSuccess)
+        e = cudaEventSynchronize(ev[(size_t)iters]);
+    for (int i = 0; i < iters && e == cudaSuccess; i++) {
+        float ms;
+        e = cudaEventElapsedTime(&ms, ev[(size_t)i], ev[(size_t)i + 1]);
+        t[(size_t)i] = ms * 1e-3;
+    }
+    if (e == cudaSuccess && iters > 0) {
+        std::sort(t.begin(), t.end());
+        const size_t h = (size_t)iters / 2;
+        const double sec = iters % 2 ? t[h] : 0.5 * (t[h - 1] + t[h]);
+        *gbps = (double)(bytes / 16 * 16) / sec * 1e-9;
+    }
+    for (cudaEvent_t x : ev)
+        cudaEventDestroy(x);
+    return (int)e;
+}
+
+double bench_cuda_read_at(void *const *bufs, int nbuf, size_t bytes, int sms, int iters,
+                          void *stream, int *hold)
+{
+    const int64_t n16 = (int64_t)(bytes / 16);
+    void *sink = NULL;
+    double best = 0;
+
+    if (n16 == 0 || nbuf < 1 ||
+        cudaMalloc(&sink, (size_t)sms * 8 * sizeof(unsigned)) != cudaSuccess)
+        return 0;
+    for (int variant = 0; variant < BENCH_CUDA_READ_VARIANTS; variant++) {
+        for (int per_sm = 1; per_sm <= 8; per_sm *= 2) {
+            int64_t blocks = (int64_t)sms * per_sm;
+            if (blocks > (n16 + 255) / 256)
+                blocks = (n16 + 255) / 256;
+            if (per_sm > 1 && blocks < (int64_t)sms * per_sm / 2)
+                break; /* the same grid as the smaller per_sm */
+            double gbps = 0;
+            if (bench_cuda_time_read(bufs, nbuf, bytes, (int)blocks, variant, sink, iters, stream,
+                                     hold, &gbps) != 0) {
+                best = 0;
+                goto out;
+            }
+            best = std::max(best, gbps);
+        }
+    }
+out:
+    cudaFree(sink);
+    return best;
 }
 
 int bench_cuda_fill(void *data, int64_t n, int code, int bits, uint64_t seed, void *stream)

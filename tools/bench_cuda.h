@@ -32,6 +32,21 @@ void bench_cuda_release(int *flags);
 /* Number of variants of bench_cuda_read. */
 #define BENCH_CUDA_READ_VARIANTS 4
 
+/* The longest a held loop may take to enqueue before its hold lets the GPU start anyway. */
+#define BENCH_CUDA_HOLD_MS 500.0
+
+/* bench_cuda_read (variant, blocks) over the first `bytes` (rounded down to 16) of bufs[i % nbuf]
+ * for call i: 3 calls of warm-up, then iters calls held back to back (bench_cuda_hold with
+ * hold), each between two events; *gbps from the median call. Returns a cudaError_t. */
+int bench_cuda_time_read(void *const *bufs, int nbuf, size_t bytes, int blocks, int variant,
+                         void *sink, int iters, void *stream, int *hold, double *gbps);
+
+/* What memory allows for an input of `bytes` in bufs (rotated as above), launch included: the
+ * best GB/s of bench_cuda_time_read over its variants at 1, 2, 4 and 8 blocks of 256 threads an
+ * SM (fewer where there are fewer than 256 vectors a block); 0 if it could not be measured. */
+double bench_cuda_read_at(void *const *bufs, int nbuf, size_t bytes, int sms, int iters,
+                          void *stream, int *hold);
+
 /* Fills n elements (DLPack dtype code and bits) with seeded random values: uniform in [-1, 1)
  * for floats, in [-1000, 1000] for integers. Returns a cudaError_t. */
 int bench_cuda_fill(void *data, int64_t n, int code, int bits, uint64_t seed, void *stream);

@@ -34,7 +34,6 @@
 #define FAM_SMALL_BYTES ((int64_t)1 << 20)
 #define FAM_HOST_LOOP 10000
 #define FAM_MAX_BUFS 64
-#define FAM_HOLD_MS 500.0
 
 typedef struct fam_args {
     int ndim, naxes, nstrides;
@@ -214,43 +213,6 @@ static int held_times(const fam_args *a, const fam_buffers *b, double *t)
     return 0;
 }
 
-/* The read kernel of `opnn bench` over the input's bytes (rounded down to 16), rotated as the
- * calls are, held back to back: the best of its variants at 1, 2, 4 and 8 blocks an SM, as the
- * best time of a call. What memory allows for an input that size, launch included; 0 where it
- * could not be measured. */
-static double read_at_size(const fam_args *a, const fam_buffers *b, int sms, int64_t bytes)
-{
-    const int64_t n16 = bytes / 16;
-    double *t = malloc((size_t)a->reps * sizeof *t), best = 0;
-    void *sink = NULL;
-
-    if (!t || n16 == 0 || cudaMalloc(&sink, (size_t)sms * 8 * sizeof(unsigned)) != cudaSuccess) {
-        free(t);
-        return 0;
-    }
-    for (int variant = 0; variant < BENCH_CUDA_READ_VARIANTS; variant++)
-        for (int per_sm = 1; per_sm <= 8; per_sm *= 2) {
-            const int64_t blocks =
-                n16 / 256 < (int64_t)sms * per_sm ? n16 / 256 + 1 : (int64_t)sms * per_sm;
-            for (int k = 0; k < b->nbuf; k++)
-                bench_cuda_read(b->in[k], (size_t)n16 * 16, (int)blocks, variant, sink, b->stream);
-            bench_cuda_hold(b->stream, b->hold, FAM_HOLD_MS);
-            cudaEventRecord(b->ev[0], b->stream);
-            for (int k = 0; k < a->reps; k++) {
-                bench_cuda_read(b->in[k % b->nbuf], (size_t)n16 * 16, (int)blocks, variant, sink,
-                                b->stream);
-                cudaEventRecord(b->ev[k + 1], b->stream);
-            }
-            bench_cuda_release(b->hold);
-            if (held_times(a, b, t) == 0 && (best == 0 || t[0] < best))
-                best = t[0];
-        }
-    cudaFree(sink);
-    free(t);
-    (void)cudaGetLastError();
-    return best;
-}
-
 /* Runs plan and reports its time, or why it could not run. */
 static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam_buffers *b,
                       const char *label, int64_t in_bytes, int64_t out_bytes)
@@ -293,7 +255,7 @@ static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam
         }
         /* the calls enqueued behind a hold, then released: back to back on the GPU, so that a
          * call's time is the GPU's and not the host's launch rate */
-        bench_cuda_hold(b->stream, b->hold, FAM_HOLD_MS);
+        bench_cuda_hold(b->stream, b->hold, BENCH_CUDA_HOLD_MS);
         cudaEventRecord(b->ev[0], b->stream);
         for (int k = 0; k < a->reps; k++) {
             opnn_cuda_reduce(plan, a->kind, (const char *)b->in[k % b->nbuf] + off, b->out,
@@ -387,11 +349,13 @@ int main(int argc, char **argv)
            opnn__reduce_class_name(base.cls), base.out_numel, base.red_numel, in_bytes + out_bytes,
            b.nbuf, b.nbuf == 1 ? "y" : "ies");
     if (in_bytes >= FAM_SMALL_BYTES) {
-        const double r = read_at_size(&a, &b, props.sm_count, in_bytes);
+        /* `opnn bench`'s "read at size": its read kernel over the input's bytes, rotated */
+        const double r = bench_cuda_read_at(b.in, b.nbuf, (size_t)in_bytes, props.sm_count, a.reps,
+                                            b.stream, b.hold);
         if (r > 0)
-            printf("read at size: best %9.1f us %6.0f GB/s (the read kernel over the input's "
-                   "bytes)\n",
-                   r, (double)in_bytes / r * 1e-3);
+            printf("read at size: %9.1f us %6.0f GB/s (the read kernel over the input's bytes, "
+                   "median)\n",
+                   (double)in_bytes / r * 1e-3, r);
     }
 
     /* the planner's plan unless another family is asked for, then each family asked for */
