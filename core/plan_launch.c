@@ -346,9 +346,14 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
      * a flat walk of more loads a thread. H200, from memory, best of 40, against 256 threads:
      * [32, 2048, 7, 7] over (0, 2, 3) (6 loads a thread) 17.9 -> 11.4 us with 64, f16 15.7 ->
      * 10.6; [32, 1024, 14, 14] (6 vectors) 12.4 -> 11.0 with 64, 12.5 with 128; f16 (24 halves
-     * a thread) 17.1 -> 12.1 with 128, 14.8 with 64 */
+     * a thread) 17.1 -> 12.1 with 128, 14.8 with 64. Segments off 16 bytes count the vectors
+     * that cover them (the kernel reads those since): f16 [32, 1024, 14, 14], 26 a segment,
+     * 8.6 us with 64 threads, 9.8 with 128 */
     if (family == OPNN_FAMILY_OUTER_INNER && split == 1 && l->ranges == 1 && l->units > slots) {
-        int64_t loads = segs * (seg_bytes % 16 == 0 ? nvec : v->k);
+        /* aligned vectors, the vectors that cover segments off 16 bytes, or elements */
+        int64_t loads = segs * (seg_bytes % 16 == 0                      ? nvec
+                                : seg_bytes >= OPNN_CUDA_COVER_MIN_BYTES ? cdiv(v->k + vec - 1, vec)
+                                                                         : v->k);
 
         if (loads <= SMALL_UNIT_LOADS * OPNN_CUDA_BLOCK) {
             l->block = loads <= SMALL_UNIT_LOADS / 4 * OPNN_CUDA_BLOCK ? OPNN_CUDA_BLOCK / 4

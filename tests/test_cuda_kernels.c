@@ -303,6 +303,13 @@ static const shape_case family_cases[] = {
     /* several segments a block (the flat walk): vectors, then elements (odd K) */
     {"outer_inner_flat", 3, S(300, 3, 64), S(0), false, 2, S(0, 2), 0},
     {"outer_inner_flat_odd", 3, S(257, 5, 49), S(0), false, 2, S(0, 2), 0},
+    /* segments off 16 bytes read as the 16-byte vectors that cover them: each segment at its
+     * own offset (K = 81); the tensor's first and last segments, whose vectors reach outside
+     * its memory (offset 3), walked by elements; gaps between segments (f16 K = 13, 26 bytes:
+     * elements) */
+    {"outer_inner_cover", 4, S(4, 501, 9, 9), S(0), false, 3, S(0, 2, 3), 0},
+    {"outer_inner_cover_offset", 4, S(2, 450, 7, 7), S(0), false, 3, S(0, 2, 3), 3},
+    {"outer_inner_cover_gaps", 3, S(5, 420, 13), S(8400, 20, 1), true, 2, S(0, 2), 1},
     {"generic", 4, S(6, 7, 8, 9), S(0), false, 2, S(0, 2), 0},
     {"generic_strided", 3, S(5, 6, 7), S(300, 2, 43), true, 2, S(0, 1), 1},
     {"size_one_dims", 4, S(1, 500, 1, 3), S(0), false, 2, S(1, 3), 0},

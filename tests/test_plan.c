@@ -1607,9 +1607,10 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_true(p.launch.ranges != 3);
     h200_launch(&p, 2, few_rows, 1, ax0, "f32");
     assert_true(p.launch.ranges != 3);
-    /* OUTER_INNER units of a few loads a thread (2048 channels of 32 x 49 floats: 6 a thread
-     * of 256): blocks of 64 threads, 4 x 396 slots; f16 [32, 1024, 14, 14] (single halves, 24 a
-     * thread): 128 threads; [64, 512, 28, 28] (49 vectors a thread) keeps 256 */
+    /* OUTER_INNER units of a few loads a thread (2048 channels of 32 x 49 floats: 13 covering
+     * vectors a segment, 1.6 a thread of 256): blocks of 64 threads, 4 x 396 slots; f16 [32,
+     * 1024, 14, 14] (26 covering vectors a segment, 3.3 a thread): 64 threads, a block a unit;
+     * [64, 512, 28, 28] (49 vectors a thread) keeps 256 */
     const int64_t u77[4] = {32, 2048, 7, 7}, u1414[4] = {32, 1024, 14, 14},
                   u2828[4] = {64, 512, 28, 28}, nhw3[3] = {0, 2, 3};
     h200_launch(&p, 4, u77, 3, nhw3, "f32");
@@ -1617,8 +1618,13 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK / 4);
     assert_int_equal(p.launch.grid_x, 4 * 3 * 132);
     h200_launch(&p, 4, u1414, 3, nhw3, "f16");
+    assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK / 4);
+    assert_int_equal(p.launch.grid_x, 1024);
+    /* 12 halves a segment (24 bytes): element loads, 3072 a unit (12 a thread): 128 threads */
+    const int64_t u34[4] = {256, 2048, 3, 4};
+    h200_launch(&p, 4, u34, 3, nhw3, "f16");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
     assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK / 2);
-    assert_int_equal(p.launch.grid_x, 2 * 3 * 132);
     h200_launch(&p, 4, u2828, 3, nhw3, "f32");
     assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK);
     /* 16-byte loads that 64 rows a thread would leave under 1.5 blocks an SM: slices of 32

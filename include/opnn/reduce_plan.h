@@ -41,6 +41,10 @@ extern "C" {
 /* Longest contiguous range one group of lanes walks, in elements: the block kernel cuts longer
  * ones; the group kernels serve only rows shorter than this. */
 #define OPNN_CUDA_MAX_RANGE ((int64_t)1 << 30)
+/* Shortest segment, in bytes, that the block kernel's flat walk over several segments reads as
+ * the 16-byte vectors covering each one where segments start off 16 bytes (element loads for
+ * shorter ones). */
+#define OPNN_CUDA_COVER_MIN_BYTES 32
 /* Output columns a chunk of the super-rows' fold (OUTER, ranges 3): each chunk has a counter
  * after the tiles', and the tile that completes it folds it, a thread a column. */
 #define OPNN_CUDA_SUPER_FOLD_COLS 256

@@ -9,8 +9,10 @@
  *                       of memory), a partial per block, the last block combines them in order.
  *   inner_block_kernel  view [R1, C, K], K contiguous: a block per (output, split) unit. A unit
  *                       of several segments is walked as one flat sequence by all the block's
- *                       threads (walk_segments); one segment (or a chunk of one) is cut into
- *                       ranges that groups of `sub` lanes walk, `ranges` at once;
+ *                       threads (walk_segments; segments off 16 bytes as the 16-byte vectors
+ *                       that cover them, the elements of others masked); one segment (or a
+ *                       chunk of one) is cut into ranges that groups of `sub` lanes walk,
+ *                       `ranges` at once;
  *                       OPNN_CUDA_UNROLL 16-byte loads in flight either way (twice that for
  *                       grids of at most 2 blocks an SM: `ranges` 2 * OPNN_CUDA_UNROLL); block
  *                       tree; with a split, the partial goes to the workspace and the last block
@@ -72,6 +74,7 @@ constexpr int kCombineDepth = 8;
 constexpr int64_t kMaxRange = OPNN_CUDA_MAX_RANGE;
 /* Most elements one block's flat walk over several segments takes (its counts are ints). */
 constexpr int64_t kMaxFlat = (int64_t)1 << 30;
+constexpr int64_t kCoverMinBytes = OPNN_CUDA_COVER_MIN_BYTES;
 
 /* The device workspace a launch may use: partials and self-resetting arrival counters (zeroed
  * once when allocated, reset by the last block of each launch). op_reduce_cuda_workspace gives
@@ -271,6 +274,18 @@ __device__ __forceinline__ typename Op::acc_t fold_elem(const Op &op, typename O
         return op.combine(a, op.map(x, idx));
 }
 
+/* acc[0] op acc[1] op ... as a tree */
+template <class Op, int U>
+__device__ __forceinline__ typename Op::acc_t fold(const Op &op, typename Op::acc_t (&acc)[U])
+{
+#pragma unroll
+    for (int s = 1; s < U; s *= 2)
+#pragma unroll
+        for (int i = 0; i + s < U; i += 2 * s)
+            acc[i] = op.combine(acc[i], acc[i + s]);
+    return acc[0];
+}
+
 /* a op (the V elements of one 16-byte vector, mapped and combined as a tree) */
 template <class Op>
 __device__ __forceinline__ typename Op::acc_t fold_vec(const Op &op, typename Op::acc_t a,
@@ -288,12 +303,7 @@ __device__ __forceinline__ typename Op::acc_t fold_vec(const Op &op, typename Op
 #pragma unroll
         for (int i = 0; i < V; i++)
             t[i] = op.map(e[i], idx + i);
-#pragma unroll
-        for (int s = 1; s < V; s *= 2)
-#pragma unroll
-            for (int i = 0; i + s < V; i += 2 * s)
-                t[i] = op.combine(t[i], t[i + s]);
-        return op.combine(a, t[0]);
+        return op.combine(a, fold<Op, V>(op, t));
     }
 }
 
@@ -503,31 +513,57 @@ __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_
     }
 }
 
-/* acc[0] op acc[1] op ... as a tree */
-template <class Op, int U>
-__device__ __forceinline__ typename Op::acc_t fold(const Op &op, typename Op::acc_t (&acc)[U])
-{
-#pragma unroll
-    for (int s = 1; s < U; s *= 2)
-#pragma unroll
-        for (int i = 0; i + s < U; i += 2 * s)
-            acc[i] = op.combine(acc[i], acc[i + s]);
-    return acc[0];
-}
+/* How walk_segments reads its segments: element loads; 16-byte vectors (every segment aligned,
+ * lengths in vectors); or the aligned 16-byte vectors that cover each segment, the elements
+ * outside it not folded (segments off 16 bytes). */
+enum walk_mode {
+    WALK_ELEMS,
+    WALK_VECS,
+    WALK_COVER
+};
 
-/* Walks `nseg` segments of `len` items each as one flat sequence: the block's threads stride
- * over it with kUnroll 16-byte loads (VEC) or 16 element loads in flight a thread, whatever the
- * segment length, so short segments leave no lanes idle. Segment s starts at
- * seg0 + s * seg_stride elements and its reduction indices at idx0 + s * idx_stride; VEC needs
- * every segment 16-byte aligned and len counted in vectors; DEPTH times kUnroll vectors in flight
- * there. Returns this thread's partial. */
-template <class Op, bool VEC, int DEPTH = 1>
+/* a op (the elements j of vector v with 0 <= lo + j < n, mapped and combined as a tree; idx the
+ * reduction index of element 0) */
+template <class Op>
 __device__ __forceinline__ typename Op::acc_t
-walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, int len, int nseg,
-              int64_t idx0, int64_t idx_stride)
+fold_vec_part(const Op &op, typename Op::acc_t a, const uint4 &v, int64_t idx, int lo, int n)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
+    constexpr int V = 16 / sizeof(T);
+    T e[V];
+    memcpy(e, &v, 16);
+    if constexpr (has_fold<Op>::value) {
+#pragma unroll
+        for (int i = 0; i < V; i++)
+            if ((unsigned)(lo + i) < (unsigned)n)
+                a = op.fold(a, e[i], idx + i);
+        return a;
+    } else {
+        A t[V];
+#pragma unroll
+        for (int i = 0; i < V; i++)
+            t[i] = (unsigned)(lo + i) < (unsigned)n ? op.map(e[i], idx + i) : op.identity();
+        return op.combine(a, fold<Op, V>(op, t));
+    }
+}
+
+/* Walks `nseg` segments of `len` items each as one flat sequence: the block's threads stride
+ * over it with kUnroll 16-byte loads (WALK_VECS, WALK_COVER) or 16 element loads in flight a
+ * thread, whatever the segment length, so short segments leave no lanes idle. Segment s starts
+ * at seg0 + s * seg_stride elements and its reduction indices at idx0 + s * idx_stride.
+ * WALK_VECS: every segment 16-byte aligned, len counted in vectors, DEPTH times kUnroll in
+ * flight. WALK_COVER: segments of `elems` elements at any element offset, len the most 16-byte
+ * vectors that cover one (vectors past a segment's end are its first, not folded); the caller
+ * keeps every covering vector inside the tensor's memory. Returns this thread's partial. */
+template <class Op, int MODE, int DEPTH = 1>
+__device__ __forceinline__ typename Op::acc_t
+walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, int len, int nseg,
+              int64_t idx0, int64_t idx_stride, int elems = 0)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    constexpr bool VEC = MODE != WALK_ELEMS;
     constexpr int V = VEC ? 16 / sizeof(T) : 1;
     /* element loads: 16 in flight (4 for 8-byte elements or accumulators, whose registers are
      * scarcer) */
@@ -545,64 +581,84 @@ walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, i
             s++;
         }
     };
+    using X = std::conditional_t<VEC, uint4, T>;
+    /* the first segment's first vector (its covering one for WALK_COVER): in range */
+    const T *const first = reinterpret_cast<const T *>((uintptr_t)seg0 & ~(uintptr_t)15);
+    /* item (s, o): its load (the first segment's first vector if `live` is false: s may be past
+     * the last segment then), the reduction index of its element 0 and, for WALK_COVER, that
+     * element's place in the segment (lo: negative before the segment's start) */
+    auto issue = [&](bool live, X &x, int64_t &id, int &lo) {
+        const T *q = seg0 + (int64_t)s * seg_stride;
+        if constexpr (MODE == WALK_COVER) {
+            const int h = (int)(((unsigned)(uintptr_t)q & 15u) / sizeof(T));
+            lo = o * V - h;
+            q -= h;
+            x = load_vec(!live ? first : lo < elems ? q + o * V : q);
+        } else if constexpr (VEC) {
+            q += o * V;
+            x = load_vec(live ? q : first);
+            lo = 0;
+        } else {
+            x = __ldg(q + o);
+            lo = 0;
+        }
+        id = idx0 + (int64_t)s * idx_stride + (MODE == WALK_COVER ? lo : o * V);
+    };
+    auto take = [&](A f, const X &x, int64_t id, int lo) {
+        if constexpr (MODE == WALK_COVER)
+            return fold_vec_part(op, f, x, id, lo, elems);
+        else if constexpr (VEC)
+            return fold_vec(op, f, x, id);
+        else
+            return fold_elem(op, f, x, id);
+    };
     A f[NA];
 #pragma unroll
     for (int u = 0; u < NA; u++)
         f[u] = op.identity();
     for (; i + (L - 1) * B < n; i += L * B) {
         int64_t id[L];
-        using X = std::conditional_t<VEC, uint4, T>;
+        int lo[L];
         X x[L];
 #pragma unroll
         for (int u = 0; u < L; u++) {
-            const T *q = seg0 + (int64_t)s * seg_stride + o * V;
-            if constexpr (VEC)
-                x[u] = load_vec(q);
-            else
-                x[u] = __ldg(q);
-            id[u] = idx0 + (int64_t)s * idx_stride + o * V;
+            issue(true, x[u], id[u], lo[u]);
             step();
         }
 #pragma unroll
-        for (int u = 0; u < L; u++) {
-            if constexpr (VEC)
-                f[u % NA] = fold_vec(op, f[u % NA], x[u], id[u]);
-            else
-                f[u % NA] = fold_elem(op, f[u % NA], x[u], id[u]);
-        }
+        for (int u = 0; u < L; u++)
+            f[u % NA] = take(f[u % NA], x[u], id[u], lo[u]);
     }
     /* the last L - 1 vectors or fewer, where a thread has two or more, as one round: every
-     * load goes out at once, the ones past n clamped to its first and not folded. One at a time,
-     * [32, 1024, 14, 14] over (0, 2, 3) (1568 vectors a unit, 6 or 7 a thread: a round of 4
-     * and then 2 or 3 more, each waiting for the last) ran 14.0-14.1 us against 12.4-12.5 (H200,
-     * from memory). Single elements stay one at a time: a round of 15 clamped loads where one
-     * was left made [512, 128, 7, 7] 4% slower. */
+     * load goes out at once, the ones past n replaced by a load in range and not folded. One
+     * at a time, [32, 1024, 14, 14] over (0, 2, 3) (1568 vectors a unit, 6 or 7 a thread: a
+     * round of 4 and then 2 or 3 more, each waiting for the last) ran 14.0-14.1 us against
+     * 12.4-12.5 (H200, from memory). Single elements stay one at a time: a round of 15
+     * clamped loads where one was left made [512, 128, 7, 7] 4% slower. */
     if constexpr (VEC) {
         constexpr int LT = L - 1;
         if (i + B < n) {
             uint4 x[LT];
             int64_t id[LT];
-            const T *q0 = seg0 + (int64_t)s * seg_stride + o * V;
+            int lo[LT];
 #pragma unroll
             for (int u = 0; u < LT; u++) {
-                x[u] = load_vec(i + u * B < n ? seg0 + (int64_t)s * seg_stride + o * V : q0);
-                id[u] = idx0 + (int64_t)s * idx_stride + o * V;
+                issue(i + u * B < n, x[u], id[u], lo[u]);
                 step();
             }
 #pragma unroll
             for (int u = 0; u < LT; u++)
                 if (i + u * B < n)
-                    f[u % NA] = fold_vec(op, f[u % NA], x[u], id[u]);
+                    f[u % NA] = take(f[u % NA], x[u], id[u], lo[u]);
             i = n;
         }
     }
     for (; i < n; i += B) {
-        const T *q = seg0 + (int64_t)s * seg_stride + o * V;
-        const int64_t id = idx0 + (int64_t)s * idx_stride + o * V;
-        if constexpr (VEC)
-            f[0] = fold_vec(op, f[0], load_vec(q), id);
-        else
-            f[0] = fold_elem(op, f[0], __ldg(q), id);
+        X x;
+        int64_t id;
+        int lo;
+        issue(true, x, id, lo);
+        f[0] = take(f[0], x, id, lo);
         step();
     }
     return fold<Op, NA>(op, f);
@@ -738,6 +794,9 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1 ? 2 : min_blocks<Op>(kMinBlo
     /* every segment starts on a 16-byte boundary: the flat walk reads vectors */
     const bool flat_vec = ((uintptr_t)in & 15u) == 0 && a.k % V == 0 && a.r1_stride % V == 0 &&
                           (a.c == 1 || a.c_stride % V == 0);
+    /* the end of the tensor's memory (strides are not negative) */
+    const uintptr_t t_end =
+        (uintptr_t)(in + (a.r1 - 1) * a.r1_stride + (a.c - 1) * a.c_stride + a.k);
 
     for (int64_t unit = blockIdx.x; unit < a.units; unit += gridDim.x) {
         const int64_t c = udiv(unit, a.split), j = unit - c * a.split;
@@ -761,12 +820,37 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1 ? 2 : min_blocks<Op>(kMinBlo
         A acc[1] = {op.identity()};
         if (nseg > 1 && nseg * klen < kMaxFlat) {
             /* several segments: one flat walk over all of them (bn_nhw-like [N, C, HW]) */
-            if (flat_vec)
-                acc[0] = walk_segments<Op, true, DEPTH>(op, seg0, a.r1_stride, (int)(klen / V),
-                                                        (int)nseg, idx0, a.k);
-            else
-                acc[0] = walk_segments<Op, false>(op, seg0, a.r1_stride, (int)klen, (int)nseg, idx0,
-                                                  a.k);
+            if (flat_vec) {
+                acc[0] = walk_segments<Op, WALK_VECS, DEPTH>(op, seg0, a.r1_stride, (int)(klen / V),
+                                                             (int)nseg, idx0, a.k);
+            } else if (klen * (int64_t)sizeof(T) >= kCoverMinBytes) {
+                /* segments off 16 bytes: the vectors that cover them. The vectors of a segment
+                 * that reach outside the tensor's memory (the tensor's first and last ones) are
+                 * not read: that segment (the unit's first or last) goes by elements. */
+                auto inside = [&](int64_t s) {
+                    const uintptr_t q = (uintptr_t)(seg0 + s * a.r1_stride);
+                    return (q & ~(uintptr_t)15) >= (uintptr_t)in &&
+                           ((q + klen * sizeof(T) + 15) & ~(uintptr_t)15) <= t_end;
+                };
+                auto by_elems = [&](int64_t s) {
+                    acc[0] = op.combine(
+                        acc[0], walk_segments<Op, WALK_ELEMS>(op, seg0 + s * a.r1_stride, 0,
+                                                              (int)klen, 1, idx0 + s * a.k, 0));
+                };
+                const int64_t s0 = inside(0) ? 0 : 1, s1 = inside(nseg - 1) ? nseg : nseg - 1;
+                if (s0 > 0)
+                    by_elems(0);
+                if (s1 < nseg)
+                    by_elems(nseg - 1);
+                if (s1 > s0)
+                    acc[0] = op.combine(acc[0], walk_segments<Op, WALK_COVER, DEPTH>(
+                                                    op, seg0 + s0 * a.r1_stride, a.r1_stride,
+                                                    (int)((klen + 2 * V - 2) / V), (int)(s1 - s0),
+                                                    idx0 + s0 * a.k, a.k, (int)klen));
+            } else {
+                acc[0] = walk_segments<Op, WALK_ELEMS>(op, seg0, a.r1_stride, (int)klen, (int)nseg,
+                                                       idx0, a.k);
+            }
         } else {
             /* few segments: cut each into pieces so every group has one in flight, each piece at
              * least one vector per lane */
