@@ -350,8 +350,11 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
      * that cover them (the kernel reads those since): f16 [32, 1024, 14, 14], 26 a segment,
      * 8.6 us with 64 threads, 9.8 with 128 */
     if (family == OPNN_FAMILY_OUTER_INNER && split == 1 && l->ranges == 1 && l->units > slots) {
-        /* aligned vectors, the vectors that cover segments off 16 bytes, or elements */
-        int64_t loads = segs * (seg_bytes % 16 == 0                      ? nvec
+        /* aligned vectors (every segment on a 16-byte boundary, given an aligned pointer), the
+         * vectors that cover segments off 16 bytes, or elements: what the kernel reads */
+        bool aligned =
+            seg_bytes % 16 == 0 && v->r1_stride % vec == 0 && (v->c == 1 || v->c_stride % vec == 0);
+        int64_t loads = segs * (aligned                                  ? nvec
                                 : seg_bytes >= OPNN_CUDA_COVER_MIN_BYTES ? cdiv(v->k + vec - 1, vec)
                                                                          : v->k);
 

@@ -300,16 +300,23 @@ static const shape_case family_cases[] = {
     /* a block a channel, few blocks: twice the loads in flight (the block kernel's DEPTH 2) */
     {"outer_inner_deep", 4, S(4, 200, 30, 70), S(0), false, 3, S(0, 2, 3), 0},
     {"outer_inner_offset", 3, S(64, 200, 99), S(0), false, 2, S(0, 2), 1},
-    /* several segments a block (the flat walk): vectors, then elements (odd K) */
+    /* several segments a block (the flat walk): vectors, then covering vectors (odd K; the
+     * segments of 5 of outer_inner_short go by elements, under 32 bytes, but for f64) */
     {"outer_inner_flat", 3, S(300, 3, 64), S(0), false, 2, S(0, 2), 0},
     {"outer_inner_flat_odd", 3, S(257, 5, 49), S(0), false, 2, S(0, 2), 0},
     /* segments off 16 bytes read as the 16-byte vectors that cover them: each segment at its
      * own offset (K = 81); the tensor's first and last segments, whose vectors reach outside
-     * its memory (offset 3), walked by elements; gaps between segments (f16 K = 13, 26 bytes:
-     * elements) */
+     * its memory (offset 3), walked by elements; gaps between channels, then also between the
+     * R1 slabs (f16 K = 13, 26 bytes: elements); R1 broadcast (stride 0: every segment of a
+     * unit the same, the last unit's reaching past the end: by elements). Reads outside the
+     * tensor leave the results as they are: memcheck (RESULTS.md) is what checks them. */
     {"outer_inner_cover", 4, S(4, 501, 9, 9), S(0), false, 3, S(0, 2, 3), 0},
     {"outer_inner_cover_offset", 4, S(2, 450, 7, 7), S(0), false, 3, S(0, 2, 3), 3},
     {"outer_inner_cover_gaps", 3, S(5, 420, 13), S(8400, 20, 1), true, 2, S(0, 2), 1},
+    {"outer_inner_cover_r1_gap", 3, S(5, 420, 13), S(9000, 20, 1), true, 2, S(0, 2), 1},
+    {"outer_inner_cover_broadcast", 4, S(4, 501, 9, 9), S(0, 81, 9, 1), true, 3, S(0, 2, 3), 0},
+    {"outer_inner_cover_broadcast_offset", 4, S(4, 501, 9, 9), S(0, 81, 9, 1), true, 3, S(0, 2, 3),
+     3},
     {"generic", 4, S(6, 7, 8, 9), S(0), false, 2, S(0, 2), 0},
     {"generic_strided", 3, S(5, 6, 7), S(300, 2, 43), true, 2, S(0, 1), 1},
     {"size_one_dims", 4, S(1, 500, 1, 3), S(0), false, 2, S(1, 3), 0},
@@ -338,11 +345,12 @@ static const shape_case planner_cases[] = {
     /* 16-byte column loads in few blocks: 32 rows a thread (11 slices of 273 rows, not 5) */
     {"col_few_blocks", 2, S(3001, 1000), S(0), false, 1, S(0), 0},
     /* a flat walk whose threads have 2 or 3 vectors after the whole rounds: one clamped round
-     * (f32: 539 vectors a unit, f16: single halves); DEPTH 2 (f32, f64): 2 of a round of 7 */
+     * (f32: 539 vectors a unit, f16: 286 covering vectors); DEPTH 2 (f32, f64): 2 of a round
+     * of 7 */
     {"outer_inner_tail_round", 4, S(32, 100, 14, 14), S(0), false, 3, S(0, 2, 3), 0},
     {"outer_inner_tail_round_deep", 4, S(9, 500, 32, 64), S(0), false, 3, S(0, 2, 3), 0},
-    /* 500 units of a few loads a thread: blocks of 64 threads (f32, f64; f16 [., 7, 7]) or 128
-     * (f16 [., 14, 14]), a flat walk of vectors or single elements */
+    /* 500 units of a few loads a thread: blocks of 64 threads, a flat walk of vectors (f32
+     * [., 14, 14]) or of covering vectors (the others) */
     {"outer_inner_small_units", 4, S(16, 500, 14, 14), S(0), false, 3, S(0, 2, 3), 0},
     {"outer_inner_small_units_odd", 4, S(16, 500, 7, 7), S(0), false, 3, S(0, 2, 3), 0},
     /* a warp tile of groups a warp over thousands of blocks, the last tile partly past the

@@ -1264,6 +1264,25 @@ static void h200_launch(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape,
     check_launch(p);
 }
 
+/* h200_launch of an f32 view with strides (elements) */
+static void h200_launch_strided(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape,
+                                const int64_t *strides, size_t naxes, const int64_t *axes)
+{
+    opnn_reduce_request req = {.op = "ReduceSum",
+                               .ndim = ndim,
+                               .shape = shape,
+                               .strides = strides,
+                               .axes = axes,
+                               .num_axes = naxes,
+                               .dtype = ts_dtype("f32")};
+    char msg[256] = "";
+
+    if (opnn__reduce_plan_init(p, &req, msg, sizeof msg) != OP_OK)
+        fail_msg("plan: %s", msg);
+    opnn__reduce_plan_launch(p, &h200);
+    check_launch(p);
+}
+
 /* The suite's shapes get the families the comments of plan_launch.c measured, with the
  * geometry their kernels assume. */
 static void launch__suite_shapes_on_h200(void **state)
@@ -1624,6 +1643,17 @@ static void launch__suite_shapes_on_h200(void **state)
     const int64_t u34[4] = {256, 2048, 3, 4};
     h200_launch(&p, 4, u34, 3, nhw3, "f16");
     assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
+    assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK / 2);
+    /* segments of 4 vectors: 512 a unit, 2048 loads: 64 threads; channels 18 floats apart put
+     * them off 16 bytes, 5 covering vectors each, 2560 loads: 128 */
+    const int64_t s512[3] = {512, 1000, 16}, gapped[3] = {18000, 18, 1};
+    h200_launch(&p, 3, s512, 2, ax02, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
+    assert_int_equal(p.launch.segs, 512);
+    assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK / 4);
+    h200_launch_strided(&p, 3, s512, gapped, 2, ax02);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_OUTER_INNER);
+    assert_int_equal(p.launch.segs, 512);
     assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK / 2);
     h200_launch(&p, 4, u2828, 3, nhw3, "f32");
     assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK);

@@ -10,7 +10,7 @@
  *   inner_block_kernel  view [R1, C, K], K contiguous: a block per (output, split) unit. A unit
  *                       of several segments is walked as one flat sequence by all the block's
  *                       threads (walk_segments; segments off 16 bytes as the 16-byte vectors
- *                       that cover them, the elements of others masked); one segment (or a
+ *                       that cover them, elements outside each segment masked); one segment (or a
  *                       chunk of one) is cut into ranges that groups of `sub` lanes walk,
  *                       `ranges` at once;
  *                       OPNN_CUDA_UNROLL 16-byte loads in flight either way (twice that for
@@ -522,8 +522,8 @@ enum walk_mode {
     WALK_COVER
 };
 
-/* a op (the elements j of vector v with 0 <= lo + j < n, mapped and combined as a tree; idx the
- * reduction index of element 0) */
+/* a op (the elements j of vector v with 0 <= lo + j < n, mapped and combined as a tree, or one
+ * by one for an operator with its own fold; idx the reduction index of element 0) */
 template <class Op>
 __device__ __forceinline__ typename Op::acc_t
 fold_vec_part(const Op &op, typename Op::acc_t a, const uint4 &v, int64_t idx, int lo, int n)
@@ -549,13 +549,13 @@ fold_vec_part(const Op &op, typename Op::acc_t a, const uint4 &v, int64_t idx, i
 }
 
 /* Walks `nseg` segments of `len` items each as one flat sequence: the block's threads stride
- * over it with kUnroll 16-byte loads (WALK_VECS, WALK_COVER) or 16 element loads in flight a
- * thread, whatever the segment length, so short segments leave no lanes idle. Segment s starts
- * at seg0 + s * seg_stride elements and its reduction indices at idx0 + s * idx_stride.
- * WALK_VECS: every segment 16-byte aligned, len counted in vectors, DEPTH times kUnroll in
- * flight. WALK_COVER: segments of `elems` elements at any element offset, len the most 16-byte
- * vectors that cover one (vectors past a segment's end are its first, not folded); the caller
- * keeps every covering vector inside the tensor's memory. Returns this thread's partial. */
+ * over it with DEPTH times kUnroll 16-byte loads (WALK_VECS, WALK_COVER) or 16 element loads in
+ * flight a thread, whatever the segment length, so short segments leave no lanes idle. Segment
+ * s starts at seg0 + s * seg_stride elements and its reduction indices at idx0 + s * idx_stride.
+ * WALK_VECS: every segment 16-byte aligned, len counted in vectors. WALK_COVER: segments of
+ * `elems` elements at any element offset, len the most 16-byte vectors that cover one (vectors
+ * past a segment's end are its first, not folded); the caller keeps every covering vector inside
+ * the tensor's memory. Returns this thread's partial. */
 template <class Op, int MODE, int DEPTH = 1>
 __device__ __forceinline__ typename Op::acc_t
 walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, int len, int nseg,
@@ -820,18 +820,22 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1 ? 2 : min_blocks<Op>(kMinBlo
         A acc[1] = {op.identity()};
         if (nseg > 1 && nseg * klen < kMaxFlat) {
             /* several segments: one flat walk over all of them (bn_nhw-like [N, C, HW]) */
+            /* segment s's covering vectors lie within the tensor's memory */
+            auto inside = [&](int64_t s) {
+                const uintptr_t q = (uintptr_t)(seg0 + s * a.r1_stride);
+                return (q & ~(uintptr_t)15) >= (uintptr_t)in &&
+                       ((q + klen * sizeof(T) + 15) & ~(uintptr_t)15) <= t_end;
+            };
             if (flat_vec) {
                 acc[0] = walk_segments<Op, WALK_VECS, DEPTH>(op, seg0, a.r1_stride, (int)(klen / V),
                                                              (int)nseg, idx0, a.k);
-            } else if (klen * (int64_t)sizeof(T) >= kCoverMinBytes) {
-                /* segments off 16 bytes: the vectors that cover them. The vectors of a segment
-                 * that reach outside the tensor's memory (the tensor's first and last ones) are
-                 * not read: that segment (the unit's first or last) goes by elements. */
-                auto inside = [&](int64_t s) {
-                    const uintptr_t q = (uintptr_t)(seg0 + s * a.r1_stride);
-                    return (q & ~(uintptr_t)15) >= (uintptr_t)in &&
-                           ((q + klen * sizeof(T) + 15) & ~(uintptr_t)15) <= t_end;
-                };
+            } else if (klen * (int64_t)sizeof(T) >= kCoverMinBytes &&
+                       (a.r1_stride > 0 || inside(0))) {
+                /* segments off 16 bytes: the vectors that cover them. Only the tensor's lowest
+                 * and highest segments can have covering vectors outside its memory (the
+                 * others start and end at least a segment, >= 32 bytes, inside it); they are
+                 * the unit's first or last and go by elements. (With R1 broadcast, stride 0,
+                 * every segment of the unit is that one segment: all by elements, below.) */
                 auto by_elems = [&](int64_t s) {
                     acc[0] = op.combine(
                         acc[0], walk_segments<Op, WALK_ELEMS>(op, seg0 + s * a.r1_stride, 0,
