@@ -1181,12 +1181,15 @@ static const opnn_device_props h200 = {.device_id = 0,
                                        .l2_bytes = 60u << 20,
                                        .shared_per_block = 48u << 10};
 
-static void plan_dtype_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, size_t naxes,
-                           const int64_t *axes, DLDataType dtype)
+/* ReduceSum's plan of a view (strides in elements; NULL: contiguous) */
+static void plan_view_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape,
+                          const int64_t *strides, size_t naxes, const int64_t *axes,
+                          DLDataType dtype)
 {
     opnn_reduce_request req = {.op = "ReduceSum",
                                .ndim = ndim,
                                .shape = shape,
+                               .strides = strides,
                                .axes = axes,
                                .num_axes = naxes,
                                .dtype = dtype};
@@ -1194,6 +1197,12 @@ static void plan_dtype_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *sha
 
     if (opnn__reduce_plan_init(p, &req, msg, sizeof msg) != OP_OK)
         fail_msg("plan: %s", msg);
+}
+
+static void plan_dtype_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, size_t naxes,
+                           const int64_t *axes, DLDataType dtype)
+{
+    plan_view_for(p, ndim, shape, NULL, naxes, axes, dtype);
 }
 
 static void plan_for(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape, size_t naxes,
@@ -1268,17 +1277,7 @@ static void h200_launch(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape,
 static void h200_launch_strided(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape,
                                 const int64_t *strides, size_t naxes, const int64_t *axes)
 {
-    opnn_reduce_request req = {.op = "ReduceSum",
-                               .ndim = ndim,
-                               .shape = shape,
-                               .strides = strides,
-                               .axes = axes,
-                               .num_axes = naxes,
-                               .dtype = ts_dtype("f32")};
-    char msg[256] = "";
-
-    if (opnn__reduce_plan_init(p, &req, msg, sizeof msg) != OP_OK)
-        fail_msg("plan: %s", msg);
+    plan_view_for(p, ndim, shape, strides, naxes, axes, ts_dtype("f32"));
     opnn__reduce_plan_launch(p, &h200);
     check_launch(p);
 }
