@@ -354,9 +354,10 @@ static void plan_inner_block(opnn_reduce_plan *p, const opnn_device_props *props
          * vectors that cover segments off 16 bytes, or elements: what the kernel reads */
         bool aligned =
             seg_bytes % 16 == 0 && v->r1_stride % vec == 0 && (v->c == 1 || v->c_stride % vec == 0);
-        int64_t loads = segs * (aligned                                  ? nvec
-                                : seg_bytes >= OPNN_CUDA_COVER_MIN_BYTES ? cdiv(v->k + vec - 1, vec)
-                                                                         : v->k);
+        int64_t loads =
+            segs * (aligned                                  ? nvec
+                    : seg_bytes >= OPNN_CUDA_COVER_MIN_BYTES ? OPNN_CUDA_COVER_VECTORS(v->k, vec)
+                                                             : v->k);
 
         if (loads <= SMALL_UNIT_LOADS * OPNN_CUDA_BLOCK) {
             l->block = loads <= SMALL_UNIT_LOADS / 4 * OPNN_CUDA_BLOCK ? OPNN_CUDA_BLOCK / 4

@@ -1273,6 +1273,21 @@ static void h200_launch(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape,
     check_launch(p);
 }
 
+/* OPNN_CUDA_COVER_VECTORS bounds the aligned vectors that cover k elements from any start
+ * (the cover walk reads that many a segment, the planner counts them), and is reached. */
+static void launch__cover_vectors_bound(void **state)
+{
+    (void)state;
+    for (int64_t v = 1; v <= 16; v *= 2)
+        for (int64_t k = 1; k <= 300; k++) {
+            int64_t most = 0;
+            for (int64_t h = 0; h < v; h++)
+                if ((h + k + v - 1) / v > most)
+                    most = (h + k + v - 1) / v;
+            assert_int_equal(OPNN_CUDA_COVER_VECTORS(k, v), most);
+        }
+}
+
 /* h200_launch of an f32 view with strides (elements) */
 static void h200_launch_strided(opnn_reduce_plan *p, int32_t ndim, const int64_t *shape,
                                 const int64_t *strides, size_t naxes, const int64_t *axes)
@@ -1833,6 +1848,7 @@ int main(void)
         cmocka_unit_test(launch__suite_shapes_on_h200),
         cmocka_unit_test(launch__every_family_within_limits),
         cmocka_unit_test(launch__row_tile_geometry),
+        cmocka_unit_test(launch__cover_vectors_bound),
     };
     struct CMUnitTest tests[NUM_CASES + NUM_ERRORS + sizeof fixed / sizeof fixed[0]];
     size_t n = 0;

@@ -45,6 +45,9 @@ extern "C" {
  * the 16-byte vectors covering each one where segments start off 16 bytes (element loads for
  * shorter ones). */
 #define OPNN_CUDA_COVER_MIN_BYTES 32
+/* The most aligned vectors of v elements that cover k consecutive elements starting anywhere
+ * (at element h of a vector, h < v: (h + k + v - 1) / v, largest at h = v - 1) */
+#define OPNN_CUDA_COVER_VECTORS(k, v) (((k) + 2 * ((v)-1)) / (v))
 /* Output columns a chunk of the super-rows' fold (OUTER, ranges 3): each chunk has a counter
  * after the tiles', and the tile that completes it folds it, a thread a column. */
 #define OPNN_CUDA_SUPER_FOLD_COLS 256

@@ -847,10 +847,11 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1 ? 2 : min_blocks<Op>(kMinBlo
                 if (s1 < nseg)
                     by_elems(nseg - 1);
                 if (s1 > s0)
-                    acc[0] = op.combine(acc[0], walk_segments<Op, WALK_COVER, DEPTH>(
-                                                    op, seg0 + s0 * a.r1_stride, a.r1_stride,
-                                                    (int)((klen + 2 * V - 2) / V), (int)(s1 - s0),
-                                                    idx0 + s0 * a.k, a.k, (int)klen));
+                    acc[0] =
+                        op.combine(acc[0], walk_segments<Op, WALK_COVER, DEPTH>(
+                                               op, seg0 + s0 * a.r1_stride, a.r1_stride,
+                                               (int)OPNN_CUDA_COVER_VECTORS(klen, (int64_t)V),
+                                               (int)(s1 - s0), idx0 + s0 * a.k, a.k, (int)klen));
             } else {
                 acc[0] = walk_segments<Op, WALK_ELEMS>(op, seg0, a.r1_stride, (int)klen, (int)nseg,
                                                        idx0, a.k);
