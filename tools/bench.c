@@ -227,12 +227,7 @@ static void cuda_env_free(cuda_env *env)
  * t holds n. */
 static cudaError_t event_median(cudaEvent_t *ev, double *t, int n, double *sec)
 {
-    cudaError_t e = cudaEventSynchronize(ev[n]);
-    for (int i = 0; i < n && e == cudaSuccess; i++) {
-        float ms;
-        e = cudaEventElapsedTime(&ms, ev[i], ev[i + 1]);
-        t[i] = ms * 1e-3;
-    }
+    cudaError_t e = (cudaError_t)bench_cuda_event_times(ev, n, t);
     if (e == cudaSuccess)
         *sec = median(t, n);
     return e;

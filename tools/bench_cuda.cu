@@ -223,6 +223,17 @@ int bench_cuda_read(const void *data, size_t bytes, int blocks, int variant, voi
     return (int)cudaGetLastError();
 }
 
+int bench_cuda_event_times(struct CUevent_st *const *ev, int n, double *t)
+{
+    cudaError_t e = cudaEventSynchronize(ev[n]);
+    for (int i = 0; i < n && e == cudaSuccess; i++) {
+        float ms;
+        e = cudaEventElapsedTime(&ms, ev[i], ev[i + 1]);
+        t[i] = ms * 1e-3;
+    }
+    return (int)e;
+}
+
 int bench_cuda_time_read(void *const *bufs, int nbuf, size_t bytes, int blocks, int variant,
                          void *sink, int iters, void *stream, int *hold, double *gbps)
 {
@@ -250,12 +261,7 @@ int bench_cuda_time_read(void *const *bufs, int nbuf, size_t bytes, int blocks, 
     }
     bench_cuda_release(hold);
     if (e == cudaSuccess)
-        e = cudaEventSynchronize(ev[(size_t)iters]);
-    for (int i = 0; i < iters && e == cudaSuccess; i++) {
-        float ms;
-        e = cudaEventElapsedTime(&ms, ev[(size_t)i], ev[(size_t)i + 1]);
-        t[(size_t)i] = ms * 1e-3;
-    }
+        e = (cudaError_t)bench_cuda_event_times(ev.data(), iters, t.data());
     if (e == cudaSuccess && iters > 0) {
         std::sort(t.begin(), t.end());
         const size_t h = (size_t)iters / 2;

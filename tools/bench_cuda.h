@@ -35,6 +35,10 @@ void bench_cuda_release(int *flags);
 /* The longest a held loop may take to enqueue before its hold lets the GPU start anyway. */
 #define BENCH_CUDA_HOLD_MS 500.0
 
+/* The n intervals between ev[0], ..., ev[n] (cudaEvent_t, recorded in that order on one
+ * stream) into t, in seconds, after waiting for ev[n]. Returns a cudaError_t. */
+int bench_cuda_event_times(struct CUevent_st *const *ev, int n, double *t);
+
 /* bench_cuda_read (variant, blocks) over the first `bytes` (rounded down to 16) of bufs[i % nbuf]
  * for call i: 3 calls of warm-up, then iters calls held back to back (bench_cuda_hold with
  * hold), each between two events; *gbps from the median call. Returns a cudaError_t. */

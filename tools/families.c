@@ -201,14 +201,10 @@ static void sort_times(double *t, int n)
 /* The reps intervals between b->ev[0..reps] into t (microseconds), sorted; -1 on a CUDA error. */
 static int held_times(const fam_args *a, const fam_buffers *b, double *t)
 {
-    if (cudaEventSynchronize(b->ev[a->reps]) != cudaSuccess)
+    if (bench_cuda_event_times(b->ev, a->reps, t) != 0)
         return -1;
-    for (int k = 0; k < a->reps; k++) {
-        float ms;
-        if (cudaEventElapsedTime(&ms, b->ev[k], b->ev[k + 1]) != cudaSuccess)
-            return -1;
-        t[k] = ms * 1e3;
-    }
+    for (int k = 0; k < a->reps; k++)
+        t[k] *= 1e6;
     sort_times(t, a->reps);
     return 0;
 }
