@@ -772,6 +772,15 @@ struct inner_args {
     unsigned *counters;
 };
 
+/* The cover walk's depth in a kernel of DEPTH: f64 Max and Min walk at 1. At 2 their compare
+ * and select pairs spilled 32 bytes (ptxas) and [256, 512, 9, 9] over (0, 2, 3) took 37.6 us
+ * against 33.4 at 1 ([512, 256, 7, 7] 24.7 against 21.6); f64 Sum was 5% faster at 2 (25.6
+ * against 26.9 us; H200, best of 40). */
+template <class Op> constexpr int cover_depth(int depth)
+{
+    return std::is_same_v<Op, max_op<double>> || std::is_same_v<Op, min_op<double>> ? 1 : depth;
+}
+
 /* A unit of several segments is walked flat by the whole block (walk_segments); one segment (or
  * a chunk of one) is cut into pieces, a group of `sub` lanes on one at a time, kUnroll deep.
  * DEPTH 2 (at most 2 blocks an SM, for grids of that few): twice the loads in flight, so that
@@ -848,7 +857,7 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1 ? 2 : min_blocks<Op>(kMinBlo
                     by_elems(nseg - 1);
                 if (s1 > s0)
                     acc[0] =
-                        op.combine(acc[0], walk_segments<Op, WALK_COVER, DEPTH>(
+                        op.combine(acc[0], walk_segments<Op, WALK_COVER, cover_depth<Op>(DEPTH)>(
                                                op, seg0 + s0 * a.r1_stride, a.r1_stride,
                                                (int)OPNN_CUDA_COVER_VECTORS(klen, (int64_t)V),
                                                (int)(s1 - s0), idx0 + s0 * a.k, a.k, (int)klen));
