@@ -318,27 +318,26 @@ static void index_ops__cpu_random_compact_views_match_reference(void **state)
     index_ops__random(false);
 }
 
+/* One test per fixed view: fn on it, named "label(view)". */
+static size_t add_fixed(struct CMUnitTest *tests, char (*names)[96], size_t n,
+                        CMUnitTestFunction fn, const char *label)
+{
+    for (size_t i = 0; i < NFIXED; i++, n++) {
+        tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(fn, (void *)&fixed_cases[i]);
+        snprintf(names[n], sizeof(names[n]), "%s(%s)", label, fixed_cases[i].name);
+        tests[n].name = names[n];
+    }
+    return n;
+}
+
 int main(void)
 {
     struct CMUnitTest tests[2 * NFIXED + 2];
     static char names[2 * NFIXED][96];
-    size_t n = 0;
-    for (size_t i = 0; i < NFIXED; i++) {
-        tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(
-            index_ops__cpu_fixed_view_matches_reference, (void *)&fixed_cases[i]);
-        snprintf(names[n], sizeof(names[n]), "index_ops__cpu_fixed_view_matches_reference(%s)",
-                 fixed_cases[i].name);
-        tests[n].name = names[n];
-        n++;
-    }
-    for (size_t i = 0; i < NFIXED; i++) {
-        tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(
-            index_ops_cuda__fixed_view_matches_cpu, (void *)&fixed_cases[i]);
-        snprintf(names[n], sizeof(names[n]), "index_ops_cuda__fixed_view_matches_cpu(%s)",
-                 fixed_cases[i].name);
-        tests[n].name = names[n];
-        n++;
-    }
+    size_t n = add_fixed(tests, names, 0, index_ops__cpu_fixed_view_matches_reference,
+                         "index_ops__cpu_fixed_view_matches_reference");
+    n = add_fixed(tests, names, n, index_ops_cuda__fixed_view_matches_cpu,
+                  "index_ops_cuda__fixed_view_matches_cpu");
     tests[n++] =
         (struct CMUnitTest)cmocka_unit_test(index_ops__cpu_random_compact_views_match_reference);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(index_ops_cuda__random_views_match_cpu);
