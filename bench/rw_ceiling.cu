@@ -10,19 +10,9 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 #include <vector>
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            printf("CUDA %s line %d\n", cudaGetErrorString(e_), __LINE__);                         \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
-__device__ __forceinline__ float4 add4(float4 a, float4 b)
-{
-    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-}
+#include "probe.cuh"
+
 __device__ __forceinline__ float4 ld(const float4 *p, int mode)
 {
     if (mode == 0)
