@@ -10,9 +10,9 @@
  *            a second barrier keeps the others resident until it has read them;
  *   none:    each block stores its partial and exits (no output: the bound with no tail).
  * Inputs are rotated among buffers that together exceed the L2. Times: 64 launches with an event
- * between each, as `opnn bench` times op_run; the median interval (or, with a third argument 0,
- * the average), the best of 5. The global and cluster outputs are compared with a double CPU sum
- * and with each other (bitwise: same order). Not part of the build:
+ * between each, as `opnn bench` times op_run, and the median interval (or, with a third argument
+ * 0, no events between them, and the average); the best of 5. The global and cluster outputs are
+ * compared with a double CPU sum and with each other (bitwise: same order). Not part of the build:
  *   nvcc -O3 -arch=sm_90 -std=c++17 bench/cluster_combine.cu -o cluster_combine
  *   ./cluster_combine [R C [TIMING]]    (default: a few shapes, median event intervals)
  * bench/RESULTS.md (session 20) has an H200's figures. */
@@ -118,24 +118,31 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/* The launch of colsum<MODE, ...>: a block a (tile, slice); with CLUSTER, the S slices of a tile
+ * one cluster */
+struct launch_config {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+
+    launch_config(int mode, int TX, int64_t C, int S)
+    {
+        cfg.gridDim = dim3((unsigned)(C / (TX * 4) * S));
+        cfg.blockDim = dim3(kThreads);
+        if (mode == CLUSTER) {
+            attr[0].id = cudaLaunchAttributeClusterDimension;
+            attr[0].val.clusterDim = {(unsigned)S, 1, 1};
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+        }
+    }
+};
+
 template <int MODE, int TX, int U>
 static void launch(const float *in, float *out, float4 *parts, unsigned *counters, int64_t R,
                    int64_t C, int S)
 {
-    const int tiles = (int)(C / (TX * 4));
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(tiles * S);
-    cfg.blockDim = dim3(kThreads);
-    cudaLaunchAttribute attr[1];
-    if (MODE == CLUSTER) {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = S;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-    }
-    CK(cudaLaunchKernelEx(&cfg, colsum<MODE, TX, U>, in, out, parts, counters, R, C, S));
+    launch_config l(MODE, TX, C, S);
+    CK(cudaLaunchKernelEx(&l.cfg, colsum<MODE, TX, U>, in, out, parts, counters, R, C, S));
 }
 
 struct bufs {
@@ -145,23 +152,17 @@ struct bufs {
     unsigned *counters;
 };
 
-static int TIMING = 1; /* 1: median event interval (as opnn bench); 0: average back to back */
+static int TIMING = 1; /* 1: median event interval (as opnn bench); 0: average, no events between */
 
 template <int MODE, int TX, int U> static double time_us(bufs &b, int64_t R, int64_t C, int S)
 {
     if (MODE == CLUSTER) {
         CK(cudaFuncSetAttribute(colsum<MODE, TX, U>, cudaFuncAttributeNonPortableClusterSizeAllowed,
                                 1));
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3((unsigned)(C / (TX * 4) * S));
-        cfg.blockDim = dim3(kThreads);
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim = {(unsigned)S, 1, 1};
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        launch_config l(MODE, TX, C, S);
         int nclusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&nclusters, colsum<MODE, TX, U>, &cfg) != cudaSuccess ||
+        if (cudaOccupancyMaxActiveClusters(&nclusters, colsum<MODE, TX, U>, &l.cfg) !=
+                cudaSuccess ||
             nclusters == 0) {
             cudaGetLastError();
             return -1.0;
@@ -173,34 +174,45 @@ template <int MODE, int TX, int U> static double time_us(bufs &b, int64_t R, int
         CK(cudaEventCreate(&e));
     for (int i = 0; i < 8; i++)
         launch<MODE, TX, U>(b.in[i % nb], b.out, b.parts, b.counters, R, C, S);
-    double best = 1e30, med = 1e30;
+    double best = 1e30;
     for (int rep = 0; rep < 5; rep++) {
-        /* an event between launches, as opnn bench times op_run calls: the median interval */
+        /* TIMING 1: an event between launches, as opnn bench times op_run calls, and the median
+         * interval; 0: events around the n launches alone, and the average */
         for (int i = 0; i < n; i++) {
-            CK(cudaEventRecord(ev[i]));
+            if (TIMING != 0 || i == 0)
+                CK(cudaEventRecord(ev[i]));
             launch<MODE, TX, U>(b.in[i % nb], b.out, b.parts, b.counters, R, C, S);
         }
         CK(cudaEventRecord(ev[n]));
         CK(cudaEventSynchronize(ev[n]));
-        std::vector<float> t(n);
-        for (int i = 0; i < n; i++)
-            CK(cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]));
-        float total;
-        CK(cudaEventElapsedTime(&total, ev[0], ev[n]));
-        std::sort(t.begin(), t.end());
-        best = std::min(best, total * 1e3 / n);
-        med = std::min(med, t[n / 2] * 1e3);
+        float t_ms;
+        if (TIMING == 0) {
+            CK(cudaEventElapsedTime(&t_ms, ev[0], ev[n]));
+            t_ms /= n;
+        } else {
+            std::vector<float> t(n);
+            for (int i = 0; i < n; i++)
+                CK(cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]));
+            std::sort(t.begin(), t.end());
+            t_ms = t[n / 2];
+        }
+        best = std::min(best, t_ms * 1e3);
     }
     CK(cudaGetLastError());
     for (auto &e : ev)
         CK(cudaEventDestroy(e));
-    return TIMING == 0 ? best : med;
+    return best;
 }
 
-/* checks the global and cluster outputs on buffer 0 against a double sum; returns the worst
+/* the column sums of the input in double, and the sums of magnitudes (the error's scale) */
+struct reference {
+    std::vector<double> sum, mag;
+};
+
+/* checks the global and cluster outputs on buffer 0 against the reference; returns the worst
  * relative error, or -1 if the two differ bitwise */
 template <int TX, int U>
-static double check(bufs &b, const std::vector<float> &h, int64_t R, int64_t C, int S)
+static double check(bufs &b, const reference &ref, int64_t R, int64_t C, int S)
 {
     std::vector<float> g(C), c(C);
     CK(cudaMemset(b.out, 0, C * sizeof(float)));
@@ -216,25 +228,21 @@ static double check(bufs &b, const std::vector<float> &h, int64_t R, int64_t C, 
     for (int64_t j = 0; j < C; j++) {
         if (g[j] != c[j])
             return -1.0;
-        double ref = 0, mag = 0;
-        for (int64_t i = 0; i < R; i++) {
-            ref += h[i * C + j];
-            mag += std::abs(h[i * C + j]);
-        }
-        const double e = std::abs(g[j] - ref) / (mag > 0 ? mag : 1);
+        const double mag = ref.mag[j] > 0 ? ref.mag[j] : 1;
+        const double e = std::abs(g[j] - ref.sum[j]) / mag;
         worst = e > worst ? e : worst;
     }
     return worst;
 }
 
-template <int TX, int U> static void run(bufs &b, const std::vector<float> &h, int64_t R, int64_t C)
+template <int TX, int U> static void run(bufs &b, const reference &ref, int64_t R, int64_t C)
 {
     const double mb = (double)R * C * 4 / 1e6;
     for (int S : {2, 4, 8, 16, 32}) {
         const int64_t blocks = C / (TX * 4) * S;
         if (C % (TX * 4) || blocks < 32)
             continue;
-        const double err = check<TX, U>(b, h, R, C, S);
+        const double err = check<TX, U>(b, ref, R, C, S);
         const double tg = time_us<GLOBAL, TX, U>(b, R, C, S);
         const double tc = S <= 16 ? time_us<CLUSTER, TX, U>(b, R, C, S) : -1.0;
         const double tn = time_us<NONE, TX, U>(b, R, C, S);
@@ -271,14 +279,20 @@ int main(int argc, char **argv)
             CK(cudaMemcpy(p, h.data(), bytes, cudaMemcpyHostToDevice));
             b.in.push_back(p);
         }
+        reference ref{std::vector<double>(C), std::vector<double>(C)};
+        for (int64_t i = 0; i < R; i++)
+            for (int64_t j = 0; j < C; j++) {
+                ref.sum[j] += h[i * C + j];
+                ref.mag[j] += std::abs(h[i * C + j]);
+            }
         CK(cudaMalloc(&b.out, C * sizeof(float)));
         CK(cudaMalloc(&b.parts, (size_t)C * 32 * sizeof(float)));
         CK(cudaMalloc(&b.counters, C * sizeof(unsigned)));
         CK(cudaMemset(b.counters, 0, C * sizeof(unsigned)));
-        run<32, 4>(b, h, R, C);
-        run<32, 8>(b, h, R, C);
-        run<16, 8>(b, h, R, C);
-        run<16, 16>(b, h, R, C);
+        run<32, 4>(b, ref, R, C);
+        run<32, 8>(b, ref, R, C);
+        run<16, 8>(b, ref, R, C);
+        run<16, 16>(b, ref, R, C);
         for (float *p : b.in)
             CK(cudaFree(p));
         CK(cudaFree(b.out));
