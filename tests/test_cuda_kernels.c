@@ -223,10 +223,12 @@ static const shape_case family_cases[] = {
     {"row_broadcast", 2, S(40, 77), S(0, 1), true, 1, S(1), 0},
     {"col_wide", 2, S(301, 1037), S(0), false, 1, S(0), 0},
     {"col_wide_offset", 2, S(97, 1024), S(0), false, 1, S(0), 2},
-    /* a split of 3 slices (every dtype): fewer than kCombineDepth a thread, so the last block
-     * takes them in its loop of single loads */
+    /* a split of 3 slices (every dtype): fewer than a round of the last block's combine, its
+     * loads past the split clamped to the last slice */
     {"col_split_rest", 2, S(1000, 4096), S(0), false, 1, S(0), 0},
-    /* rows off 32-byte sectors (f32, f16) with a split: units in (slice, tile) order */
+    /* rows off 32-byte sectors (f32, f16) with a split: units in (slice, tile) order; f64 and
+     * 8-byte accumulators (splits of 5 and 11) take 2 and 4 threads a column in the combine,
+     * their last round clamped */
     {"col_split_unaligned", 2, S(3001, 2500), S(0), false, 1, S(0), 0},
     {"col_split_offset", 2, S(3001, 2496), S(0), false, 1, S(0), 1},
     /* rows 8 (f32) or 4 (f16) bytes off 16, with a split; a pointer 8 or 4 bytes off; a middle

@@ -1617,8 +1617,8 @@ __device__ __noinline__ void fold_super_rows(Op op, const super_fold *f, int64_t
 
 /* The last block of a column tile's split: out[c] = finalize(parts[0][c] op parts[1][c] op ...)
  * for the tile's ncols columns, slices in order. A thread takes CV columns a load (16 bytes)
- * and every J-th slice, kCombineDepth loads in flight; J (threads a column group) is what gives
- * each thread about kCombineDepth slices, then a tree over the J in order. This is the tail of
+ * and every J-th slice, D loads in flight (below); J (threads a column group) is what gives
+ * each thread about D slices, then a tree over the J in order. This is the tail of
  * the launch, bound by round trips to L2: one 4-byte load at a time took 127 in a row for
  * [4194304, 64] over 0 (507 slices of 64 columns, 2 threads a column): 268 us against 248 us
  * (H200). Not inlined: inlined, the column kernels' 48-63 registers became 64 and middles with
@@ -1633,7 +1633,8 @@ combine_columns_into(Op op, const typename Op::acc_t *parts, int64_t W, int64_t 
 {
     using A = typename Op::acc_t;
     constexpr int CV = 16 % sizeof(A) == 0 && (int)(16 / sizeof(A)) <= VEC ? 16 / sizeof(A) : 1;
-    /* loads in flight a thread: half as many 8-byte accumulators (RAW: as before) */
+    /* loads in flight a thread: half as many for accumulators of 8 bytes or more (at 8 a round
+     * the f64 Max/Min kernels spilled 8-24 bytes, ptxas); RAW keeps its loop below at 8 */
     constexpr int D = sizeof(A) >= 8 && !RAW ? kCombineDepth / 2 : kCombineDepth;
     const int64_t groups = W / CV, cols = min(groups, (int64_t)blockDim.x);
     int J = 1; /* a power of two, at most blockDim / cols */
