@@ -295,6 +295,12 @@ static const shape_case family_cases[] = {
     {"middle_slab_b8", 3, S(2003, 16, 8), S(0), false, 1, S(1), 0},
     {"middle_slab_b8_offset", 3, S(517, 4, 8), S(0), false, 1, S(1), 1},
     {"middle_slab_b4_g64", 3, S(301, 64, 4), S(0), false, 1, S(1), 0},
+    /* rows 2 or 4 bytes off 16 (f16, f32) in several slabs, gapped rows 4 or 2 bytes off with
+     * a pointer off too, and aligned rows with a pointer off 16 bytes (8 for f64, i64): the
+     * column kernel's narrower items, from every row offset */
+    {"middle_rows_off16", 3, S(5, 301, 1001), S(0), false, 1, S(1), 0},
+    {"middle_gaps_off16", 3, S(4, 200, 333), S(70001, 351, 1), true, 1, S(1), 1},
+    {"col_pointer_off16", 2, S(301, 1024), S(0), false, 1, S(0), 1},
     /* [R1, A, R, B]: slabs of a middle view; whole slabs a slice, pieces of one, odd B */
     {"slabs_whole", 4, S(64, 3, 40, 64), S(0), false, 2, S(0, 2), 0},
     {"slabs_pieces", 4, S(2, 3, 5000, 64), S(0), false, 2, S(0, 2), 0},
