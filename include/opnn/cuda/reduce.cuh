@@ -1810,8 +1810,6 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
     __shared__ int s_last;
     /* STG: a thread's accumulators a lane of its vectors, for the columns' tree */
     __shared__ __align__(16) unsigned char s_slot[STG ? kBlock * 16 / sizeof(T) * sizeof(A) : 16];
-    static_assert(!STG || sizeof(A) >= sizeof(T),
-                  "s_slot holds combine_columns' 16 bytes a thread");
     A *s = reinterpret_cast<A *>(s_raw);
     const T *in = static_cast<const T *>(p.in);
     typename Op::out_t *out = static_cast<typename Op::out_t *>(p.out);
@@ -2082,7 +2080,9 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
             combine_columns_fold<Op, VEC>(op, parts, W, p.split, s, ai * p.b + tile * W,
                                           min(W, p.b - tile * W), &s_fold);
         else
-            combine_columns<Op, VEC, STG>(
+            /* STG's slot array is the combine's space: 16 bytes a thread where the
+             * accumulators are as wide as the elements (every built-in operator) */
+            combine_columns<Op, VEC, STG && sizeof(A) >= sizeof(T)>(
                 op, parts, W, p.split, STG ? reinterpret_cast<A *>(s_slot) : s,
                 out + ai * p.b + tile * W, min(W, p.b - tile * W), p.red_n);
     }
