@@ -1615,6 +1615,12 @@ __device__ __noinline__ void fold_super_rows(Op op, const super_fold *f, int64_t
     }
 }
 
+/* The accumulators a 16-byte load of partials holds (1 where they do not divide 16) */
+template <class A> constexpr int combine_vec()
+{
+    return 16 % sizeof(A) == 0 ? 16 / sizeof(A) : 1;
+}
+
 /* The last block of a column tile's split: out[c] = finalize(parts[0][c] op parts[1][c] op ...)
  * for the tile's ncols columns, slices in order. A thread takes CV columns a load (16 bytes)
  * and every J-th slice, D loads in flight (below); J (threads a column group) is what gives
@@ -1632,7 +1638,7 @@ combine_columns_into(Op op, const typename Op::acc_t *parts, int64_t W, int64_t 
                      int64_t ncols, int64_t red_n)
 {
     using A = typename Op::acc_t;
-    constexpr int CV = 16 % sizeof(A) == 0 && (int)(16 / sizeof(A)) <= VEC ? 16 / sizeof(A) : 1;
+    constexpr int CV = combine_vec<A>() <= VEC ? combine_vec<A>() : 1;
     /* loads in flight a thread: half as many for accumulators of 8 bytes or more (at 8 a round
      * the f64 Max/Min kernels spilled 8-24 bytes, ptxas); RAW keeps its loop below at 8 */
     constexpr int D = sizeof(A) >= 8 && !RAW ? kCombineDepth / 2 : kCombineDepth;
@@ -1705,26 +1711,18 @@ combine_columns_into(Op op, const typename Op::acc_t *parts, int64_t W, int64_t 
     }
 }
 
-/* The accumulators a 16-byte load of partials holds (1 where they do not divide 16) */
-template <class A> constexpr int combine_vec()
-{
-    return 16 % sizeof(A) == 0 ? 16 / sizeof(A) : 1;
-}
-
-/* combine_columns_into, with 16-byte loads of the partials for STG's single elements (WIDE) when
+/* combine_columns_into, with 16-byte loads of the partials where WIDE (the caller's choice) when
  * W is a multiple of them and the split more than a round of single loads. With one float a
  * load, the last block of [3000000, 255] over 0 (f16, 507 slices of 256 columns) took its slices
  * in 64 round trips to L2, 8 loads each: 367 us against 352 (H200). s holds blockDim * 16 bytes
- * where WIDE. Only 4-byte accumulators: with 8-byte ones (Mean of integers and f64, Prod of
- * int32) and in the other kernels (Mean of f16), the two widths in one function spilled 4-40
- * bytes (ptxas); in two functions, more. */
+ * where WIDE. */
 template <class Op, int VEC, bool WIDE = false>
 __device__ __noinline__ void combine_columns(Op op, const typename Op::acc_t *parts, int64_t W,
                                              int64_t split, typename Op::acc_t *s,
                                              typename Op::out_t *out, int64_t ncols, int64_t red_n)
 {
     constexpr int CW = combine_vec<typename Op::acc_t>();
-    if constexpr (WIDE && VEC < CW && sizeof(typename Op::acc_t) == 4)
+    if constexpr (WIDE && VEC < CW)
         if (W % CW == 0 && ((uintptr_t)parts & 15u) == 0 &&
             split * W > (int64_t)blockDim.x * kCombineDepth) {
             combine_columns_into<Op, CW, false>(op, parts, W, split, s, out, nullptr, ncols, red_n);
@@ -2080,9 +2078,12 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
             combine_columns_fold<Op, VEC>(op, parts, W, p.split, s, ai * p.b + tile * W,
                                           min(W, p.b - tile * W), &s_fold);
         else
-            /* STG's slot array is the combine's space: 16 bytes a thread where the
-             * accumulators are as wide as the elements (every built-in operator) */
-            combine_columns<Op, VEC, STG && sizeof(A) >= sizeof(T)>(
+            /* WIDE for STG's single elements, with its slot array as the combine's space (16
+             * bytes a thread for 4-byte accumulators and elements of at most 4 bytes). Not for
+             * 8-byte accumulators (Mean of integers and f64, Prod of int32) nor the other
+             * kernels (Mean of f16): the two widths in one function spilled 4-40 bytes
+             * (ptxas); in two functions, more */
+            combine_columns<Op, VEC, STG && sizeof(A) == 4 && sizeof(T) <= 4>(
                 op, parts, W, p.split, STG ? reinterpret_cast<A *>(s_slot) : s,
                 out + ai * p.b + tile * W, min(W, p.b - tile * W), p.red_n);
     }
