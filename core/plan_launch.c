@@ -768,6 +768,36 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
     return 1;
 }
 
+/* Rows that start off 16 bytes at single elements (vec 1: f32 rows 4 bytes off, f16 2, f64 8)
+ * that no run or super-row plan takes, the view's rows in order and each at least a tile wide:
+ * each row read as the aligned 16-byte vectors that cover it, a warp a row, in tiles of
+ * OPNN_CUDA_SHIFT_TILE_VECS vectors' columns (OPNN_CUDA_SHIFT_RANGES; the kernel's PH). The
+ * tiles and the workspace are those of a view of b' columns, b' the tiles' 32 vectors each,
+ * which also covers the launcher's fallback to single elements. Against single elements (H200,
+ * us): f16 [64, 2001, 1001] over 1 83.8 -> 67.1-68.3, bf16 83.8 -> 68.2-69.4, [128, 1001, 1001]
+ * 134.6 -> 127.8, f64 [64, 1000, 1001] 129.1 -> 123.2. Rows whose starts allow 8-byte items
+ * (f32 [100000, 2502] over 0: 238.8 -> 240.6, f16 [100000, 2500] 125.1 -> 127.7) or 4-byte ones
+ * (f16 [256, 999, 500] over 1: 68.5 -> 69.7) keep them. */
+static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props, int family,
+                            int64_t r1, int64_t vec)
+{
+    int64_t es = (int64_t)esize_of(p->dtype), v = 16 / es, wt = OPNN_CUDA_SHIFT_TILE_VECS * v;
+
+    if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || vec != 1 || es >= 16 || p->b < wt ||
+        (p->r > 1 && p->r_stride < p->b))
+        return 0;
+    plan_outer_vec(p, props, family, p->r, cdiv(p->b, wt) * (OPNN_CUDA_SHIFT_TILE_VECS + 1) * v, v,
+                   OPNN_CUDA_BLOCKS_PER_SM_INNER, 1);
+    /* fewer units than 3/4 of the slots (tiles of 31 vectors, rows too few to split further):
+     * the single elements' plan, whose narrower tiles make more units ([4096, 1001] over 0 11.4
+     * us against 13.6, f16 [8, 2001, 1001] over 1 17.3 against 18.0, [16, 2001, 1001] 38.3
+     * against 39.0, H200) */
+    if (4 * p->launch.units < 3 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER))
+        return 0;
+    p->launch.ranges = OPNN_CUDA_SHIFT_RANGES;
+    return 1;
+}
+
 static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int family)
 {
     /* a GENERIC plan here is R1 slabs of the view (reduce_plan.h) */
@@ -777,6 +807,8 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     if (plan_outer_run(p, props, family, r1) || plan_outer_super(p, props, family, r1))
         return;
     vec = outer_load_elems(p, r1);
+    if (plan_outer_shift(p, props, family, r1, vec))
+        return;
     plan_outer_vec(p, props, family, p->r, p->b, vec, OPNN_CUDA_BLOCKS_PER_SM, 1);
     /* warp units (ranges 1) have 16-byte or single-element loads only */
     if (p->launch.ranges == 1 && vec > 1 && vec * (int64_t)esize_of(p->dtype) < 16)

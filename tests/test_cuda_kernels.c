@@ -301,6 +301,15 @@ static const shape_case family_cases[] = {
     {"middle_rows_off16", 3, S(5, 301, 1001), S(0), false, 1, S(1), 0},
     {"middle_gaps_off16", 3, S(4, 200, 333), S(70001, 351, 1), true, 1, S(1), 1},
     {"col_pointer_off16", 2, S(301, 1024), S(0), false, 1, S(0), 1},
+    /* rows off 16 bytes read as the vectors that cover them, a warp a row (the shift ranges): a
+     * split of several slabs, 259 columns (2 or 3 tiles, the last short), the view's first vector
+     * before it and its last past it (offset 1); slabs broadcast (a_stride 0); fewer rows than
+     * warps, the first and last rows of a slab one thread's; a column of 5 rows whose first
+     * row is also its last (every family) */
+    {"middle_shift_split", 3, S(3, 4001, 259), S(0), false, 1, S(1), 1},
+    {"middle_shift_broadcast", 3, S(3, 500, 301), S(0, 301, 1), true, 1, S(1), 1},
+    {"middle_shift_few_rows", 3, S(2, 9, 1001), S(0), false, 1, S(1), 3},
+    {"col_shift_short", 2, S(5, 1001), S(0), false, 1, S(0), 1},
     /* [R1, A, R, B]: slabs of a middle view; whole slabs a slice, pieces of one, odd B */
     {"slabs_whole", 4, S(64, 3, 40, 64), S(0), false, 2, S(0, 2), 0},
     {"slabs_pieces", 4, S(2, 3, 5000, 64), S(0), false, 2, S(0, 2), 0},

@@ -1250,6 +1250,8 @@ static void check_launch(const opnn_reduce_plan *p)
      * tile */
     assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL ||
                 (l->kernel == OPNN_KERNEL_OUTER && l->ranges == 3) ||
+                (l->kernel == OPNN_KERNEL_OUTER && l->ranges == OPNN_CUDA_SHIFT_RANGES &&
+                 l->sub == OPNN_CUDA_SHIFT_TILE_VECS + 1 && l->vec * (p->dtype.bits / 8) == 16) ||
                 (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
                  l->grid_x == l->units && l->units <= 2 * 132) ||
                 (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
@@ -1570,8 +1572,8 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_true(p.launch.partial_bytes >=
                 (size_t)(80 * 32 * p.launch.split) * OPNN_CUDA_MAX_ACC_BYTES);
     assert_true(p.launch.ncounters >= 79);
-    /* f16 rows 4 bytes off 16: loads of 2 halves; 8 bytes off: 4 halves; f64 rows off 16:
-     * single elements */
+    /* f16 rows 4 bytes off 16: loads of 2 halves; 8 bytes off: 4 halves; f64 rows off 16: the
+     * vectors that cover them */
     h200_launch(&p, 2, items, 1, ax0, "f16");
     assert_int_equal(p.launch.vec, 2);
     const int64_t h8[2] = {100000, 2500}, d3[2] = {50000, 5001}, m6[3] = {65536, 1024, 6},
@@ -1580,7 +1582,8 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.vec, 4);
     assert_int_equal(p.launch.tiles, 20);
     h200_launch(&p, 2, d3, 1, ax0, "f64");
-    assert_int_equal(p.launch.vec, 1);
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p.launch.vec, 2);
     /* super-rows (ranges 3): rows 4 bytes off 16 as 4 rows a row of 16-byte loads, 9 tiles of
      * 128 of the 1028 columns, a split; the partials also hold the launcher's tiles of single
      * floats (33 of 32) for a pointer off 16 bytes, then the 1028 results to fold; after the
@@ -1629,13 +1632,46 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 9 * 2);
     assert_int_equal(p.launch.chunk, 125000);
     assert_true(p.launch.partial_bytes >= (size_t)(33 * 32 * 2 + 1028) * OPNN_CUDA_MAX_ACC_BYTES);
-    /* not super-rows: slabs off 16 bytes (scalar loads), rows past 1 KB of under 32 MB, a fold
-     * of more than a 4096th of the input */
+    /* not super-rows: slabs off 16 bytes, rows past 1 KB of under 32 MB, a fold of more than a
+     * 4096th of the input. Rows off 16 bytes at single elements, at least a tile wide (31
+     * vectors), read the 16-byte vectors that cover them (OPNN_CUDA_SHIFT_RANGES): f32 tiles of
+     * 124 columns, f16 248, f64 62, a warp across (sub 32), the workspace that of tiles of 32
+     * vectors (or of single elements); rows that allow 8-byte items keep them, and so do plans
+     * of fewer units than 3/4 of the slots (f16 [8, 2001, 1001]: 5 tiles, 280 units) */
     const int64_t m2001[3] = {64, 2001, 1001}, small_odd[2] = {2000, 1001},
                   few_rows[2] = {4000, 4001};
     h200_launch(&p, 3, m2001, 1, ax1, "f32");
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p.launch.vec, 4);
+    assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.tiles, 9);
+    assert_int_equal(p.launch.units, 64 * 9 * p.launch.split);
+    if (p.launch.split > 1)
+        assert_true(p.launch.partial_bytes >=
+                    (size_t)(64 * 9 * 128 * p.launch.split) * OPNN_CUDA_MAX_ACC_BYTES);
+    h200_launch(&p, 3, m2001, 1, ax1, "f16");
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p.launch.vec, 8);
+    assert_int_equal(p.launch.tiles, 5);
+    h200_launch(&p, 3, m2001, 1, ax1, "f64");
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p.launch.vec, 2);
+    assert_int_equal(p.launch.tiles, 17);
+    /* narrower than a tile (f32 123 columns, f16 247): the column kernel's narrower items */
+    const int64_t m123[3] = {64, 2001, 123}, m247[3] = {64, 2001, 247};
+    h200_launch(&p, 3, m123, 1, ax1, "f32");
     assert_int_equal(p.launch.vec, 1);
-    assert_true(p.launch.ranges != 3);
+    assert_true(p.launch.ranges != OPNN_CUDA_SHIFT_RANGES);
+    h200_launch(&p, 3, m247, 1, ax1, "f16");
+    assert_true(p.launch.ranges != OPNN_CUDA_SHIFT_RANGES);
+    h200_launch(&p, 3, m123, 1, ax1, "f16");
+    assert_true(p.launch.ranges != OPNN_CUDA_SHIFT_RANGES);
+    const int64_t m1002[3] = {64, 2001, 1002}, m8[3] = {8, 2001, 1001};
+    h200_launch(&p, 3, m1002, 1, ax1, "f32");
+    assert_int_equal(p.launch.vec, 2);
+    h200_launch(&p, 3, m8, 1, ax1, "f16");
+    assert_int_equal(p.launch.vec, 1);
+    assert_int_equal(p.launch.tiles, 32);
     h200_launch(&p, 2, small_odd, 1, ax0, "f32");
     assert_true(p.launch.ranges != 3);
     h200_launch(&p, 2, few_rows, 1, ax0, "f32");
@@ -1673,7 +1709,8 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK);
     /* 16-byte loads that 64 rows a thread would leave under 1.5 blocks an SM: slices of 32
      * rows a thread. [8192, 1024] f32: 8 tiles, 16 slices -> 32 (256 blocks); f64 [1000, 4096]:
-     * 64 tiles, 1 slice -> 3. Single floats keep 64 rows a thread ([1000, 4097]: one slice). */
+     * 64 tiles, 1 slice -> 3. Single floats keep 64 rows a thread ([1000, 4097]: one slice; as
+     * 34 tiles of the vectors that cover the rows, 102 units, under 3/4 of the slots). */
     const int64_t few8k[2] = {8192, 1024}, few1k[2] = {1000, 4096}, few_odd[2] = {1000, 4097};
     h200_launch(&p, 2, few8k, 1, ax0, "f32");
     assert_int_equal(p.launch.vec, 4);

@@ -51,6 +51,11 @@ extern "C" {
 /* Output columns a chunk of the super-rows' fold (OUTER, ranges 3): each chunk has a counter
  * after the tiles', and the tile that completes it folds it, a thread a column. */
 #define OPNN_CUDA_SUPER_FOLD_COLS 256
+/* OUTER's launch.ranges for rows that start off 16 bytes read as the 16-byte vectors that cover
+ * them, a warp a row; a column tile is OPNN_CUDA_SHIFT_TILE_VECS vectors' elements, one vector
+ * fewer than a warp reads, so that the 32 vectors cover it at any phase of the row. */
+#define OPNN_CUDA_SHIFT_RANGES 5
+#define OPNN_CUDA_SHIFT_TILE_VECS 31
 /* Longest row ROW_TILE takes, in bytes. */
 #define OPNN_CUDA_ROW_TILE_MAX_BYTES 512
 /* Most 16-byte vectors a ROW_TILE warp tile holds (6.5 KB: 32 rows of 49 f32 are 392), the
@@ -128,7 +133,10 @@ typedef struct opnn_launch {
                                a warp a unit (sub < 32, split 1), 2 for contiguous rows
                                read as one run of vectors (a lane a column), 3 for
                                super-rows (plan_launch.c: tiles, split and vec are those of
-                               the view [A, R / k, k * B]; segs is k), else a block a unit */
+                               the view [A, R / k, k * B]; segs is k), OPNN_CUDA_SHIFT_RANGES
+                               for rows off 16 bytes read as the vectors that cover them (sub
+                               32, tiles of OPNN_CUDA_SHIFT_TILE_VECS vectors' columns), else
+                               a block a unit */
     int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
     size_t partial_bytes;   /* partial results the launch writes and combines */
     size_t workspace_bytes; /* partial_bytes + counters */

@@ -1783,10 +1783,19 @@ template <class Op> constexpr bool stg_ok()
 
 /* SUP kernels are compiled for 3 blocks an SM (the planner sizes their waves so): at 4, within 64
  * registers, the f16 kernel spilled and issued its 16-byte loads one at a time, f16 [100001,
- * 2501] over 0 163 us against 136 for bf16 (H200) */
-template <class Op, int VEC, bool EXT, bool STG = false, bool SUP = false>
-__global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
-                                              : min_blocks<Op>(kMinBlocks))
+ * 2501] over 0 163 us against 136 for bf16 (H200).
+ *
+ * PH (the planner's OPNN_CUDA_SHIFT_RANGES): rows that start off 16 bytes, each read as the aligned
+ * 16-byte vectors that cover it. A warp takes one row at a time (bx 32) and its rows are BY apart,
+ * BY * size a multiple of 16, so every row of a warp starts at the same phase ph (elements past 16
+ * bytes): lane x's vector holds columns c0 - ph + x * VEC + e of its rows. A tile is W - VEC
+ * columns, which the W columns read cover at any phase; the block's tree adds the warps'
+ * accumulators by column (each warp's shifted by its phase), and the columns outside the tile
+ * are dropped. Only the view's first and last vectors can reach outside it: those two rows are
+ * read element by element. */
+template <class Op, int VEC, bool EXT, bool STG = false, bool SUP = false, bool PH = false>
+__global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksInner)
+                                                    : min_blocks<Op>(kMinBlocks))
     outer_kernel(Op op, outer_args p)
 {
     using T = typename Op::in_t;
@@ -1798,13 +1807,17 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
     /* loads in flight a thread: kUnroll of 8 or 16 bytes, 16 of 4 or 2 (rows 4 or 2 bytes off
      * 16). A float a load, [100001, 2501] over 0 315 -> 275 us with 16 (H200); 32 was 4-7%
      * slower than 16 on every odd column shape tried, and 8 loads of 8-byte items 3-5% slower
-     * than 4 (f32 [100000, 2502] 245 against 233-236 us) */
+     * than 4 (f32 [100000, 2502] 245 against 233-236 us). PH: 2 * kUnroll 16-byte loads at 3
+     * blocks an SM, 2 sets of accumulators at most (the f32 kernels spilled 8 bytes with 4): 4
+     * loads at 4 blocks read f16 [64, 2001, 1001] over 1 in 74.3 us, 8 at 3 in 67.1-68.3 (H200) */
     constexpr int ITEM = VEC * (int)sizeof(T);
-    constexpr int U = EXT || ITEM >= 8 ? kUnroll : 16;
-    constexpr int NACC = ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
-                         : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2     ? 2
-                                                                       : 1;
-    __shared__ __align__(16) unsigned char s_raw[kBlock * VEC * sizeof(A)];
+    constexpr int U = PH ? 2 * kUnroll : EXT || ITEM >= 8 ? kUnroll : 16;
+    constexpr int NACC = ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll && !PH ? kUnroll
+                         : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2            ? 2
+                                                                              : 1;
+    /* PH: a row of VEC more a warp, for the phases' shifts */
+    constexpr int PV = PH ? VEC : 0;
+    __shared__ __align__(16) unsigned char s_raw[(kBlock * VEC + kBlock / 32 * PV) * sizeof(A)];
     __shared__ int s_last;
     /* STG: a thread's accumulators a lane of its vectors, for the columns' tree */
     __shared__ __align__(16) unsigned char s_slot[STG ? kBlock * 16 / sizeof(T) * sizeof(A) : 16];
@@ -1815,7 +1828,8 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
     const bool WU = EXT && p.warp_units;
     const int BX = p.bx, BY = WU ? 32 / BX : (int)blockDim.x / BX;
     const int tx = threadIdx.x & (BX - 1), ty = (WU ? threadIdx.x & 31 : threadIdx.x) / BX;
-    const int64_t W = (int64_t)BX * VEC;
+    /* columns read, columns of a tile (PH: BX is OPNN_CUDA_SHIFT_TILE_VECS + 1) */
+    const int64_t W = (int64_t)BX * VEC, WT = PH ? OPNN_CUDA_SHIFT_TILE_VECS * VEC : W;
     const int64_t u0 =
         WU ? (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5) : (int64_t)blockIdx.x;
     const int64_t ustep = WU ? (int64_t)gridDim.x * (blockDim.x >> 5) : (int64_t)gridDim.x;
@@ -1874,6 +1888,41 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
             else
                 return ri + r;
         };
+        /* the rows read as whole items: ra, ra + BY, ... before rb, where act; PH: at phase
+         * ph, where the lane's vector holds some of the tile's columns */
+        int64_t ra = r_lo + ty, rb = r_hi;
+        int ph = 0;
+        bool act = b0 + VEC <= p.b;
+        if constexpr (PH) {
+            const T *row0 = in + ai * p.a_stride + tile * WT; /* the tile's first column */
+            ph = (int)(((uintptr_t)(row0 + ra * p.r_stride) & 15u) / sizeof(T));
+            col = row0 - ph + tx * VEC;
+            act = tile * WT - ph + tx * VEC < p.b && tx * VEC - ph < WT && ra < r_hi;
+            if (act) {
+                /* the view's first and last rows, read by elements where the vector reaches
+                 * outside [in, hi): the others (zeros) fall in columns outside the tile */
+                const T *hi = in + (p.a - 1) * p.a_stride + (p.r - 1) * p.r_stride + p.b;
+                const int64_t rl = ra + (r_hi - 1 - ra) / BY * BY; /* the thread's last row */
+                int64_t edge[2] = {-1, -1};
+                if (col + ra * p.r_stride < in) {
+                    edge[0] = ra;
+                    ra += BY;
+                }
+                if (col + rl * p.r_stride + VEC > hi && rl >= ra) {
+                    edge[1] = rl;
+                    rb = rl;
+                }
+                for (int k = 0; k < 2; k++)
+                    if (edge[k] >= 0) {
+                        const uint4 v = load_vec_within(col + edge[k] * p.r_stride, in, hi);
+                        T x[VEC];
+                        memcpy(x, &v, 16);
+#pragma unroll
+                        for (int e = 0; e < VEC; e++)
+                            acc[0][e] = fold_elem(op, acc[0][e], x[e], rix(edge[k], e));
+                    }
+            }
+        }
         if constexpr (STG) {
             /* contiguous rows of b elements that start off 16 bytes, few columns: the slab's
              * rows are one run of elements [e0, e1), read as the aligned 16-byte vectors that
@@ -1973,9 +2022,9 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
                     acc[0][0] = op.combine(acc[0][0], slot[q]);
         } else
             for (int ns = (int)(s_hi - s_lo); ns > 0; ns--, col += p.r1_stride, ri += p.r) {
-                if (b0 + VEC <= p.b) {
-                    int64_t r = r_lo + ty;
-                    for (; r + (U - 1) * BY < r_hi; r += U * BY) {
+                if (act) {
+                    int64_t r = ra;
+                    for (; r + (U - 1) * BY < rb; r += U * BY) {
                         T x[U][VEC];
 #pragma unroll
                         for (int u = 0; u < U; u++)
@@ -1990,20 +2039,22 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
                     /* the last rows (fewer than U) as one round: every load goes out at once, the
                      * ones past r_hi clamped to its last row and not folded (a column of 3 rows
                      * took its loads one at a time: [3, 89478485] read 0.27 of the ceiling) */
-                    if (r < r_hi) {
+                    if (r < rb) {
+                        /* PH: clamped to the thread's last row (rows of its phase) */
+                        const int64_t rc = PH ? r + (rb - 1 - r) / BY * BY : rb - 1;
                         T x[U - 1][VEC];
 #pragma unroll
                         for (int u = 0; u < U - 1; u++)
-                            load_items<VEC>(col + min(r + u * BY, r_hi - 1) * p.r_stride, x[u]);
+                            load_items<VEC>(col + min(r + u * BY, rc) * p.r_stride, x[u]);
 #pragma unroll
                         for (int u = 0; u < U - 1; u++)
-                            if (r + u * BY < r_hi)
+                            if (r + u * BY < rb)
 #pragma unroll
                                 for (int e = 0; e < VEC; e++)
                                     acc[0][e] =
                                         fold_elem(op, acc[0][e], x[u][e], rix(r + u * BY, e));
                     }
-                } else if (b0 < p.b) {
+                } else if (!PH && b0 < p.b) {
                     const int64_t nb = p.b - b0;
                     for (int64_t r = r_lo + ty; r < r_hi; r += BY)
 #pragma unroll
@@ -2026,7 +2077,7 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
         /* the rows of a warp first (lanes of one column are BX apart), by shuffles: a column
          * of 4 floats took a shared-memory tree of 8 synchronised steps per 16 KB slab
          * ([65536, 1024, 4] over 1 read 0.71 of the ceiling) */
-        if (BX < 32) {
+        if (!PH && BX < 32) {
             /* the VEC columns' shuffles of a step in flight together */
             for (int m = BX; m < 32; m *= 2)
 #pragma unroll
@@ -2035,18 +2086,21 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
         }
         const int WY = BX < 32 ? 32 / BX : 1; /* rows a warp holds */
         if (BY > WY) { /* then a tree over the warps' results, in warp order */
+            /* PH: a warp's row of s is W + VEC wide, its results shifted by VEC - ph, so that
+             * the tile's columns are VEC .. W - 1 of every row (lanes 1 to 31 add them) */
             const int wy = ty / WY, NY = BY / WY;
+            const int64_t SW = W + PV;
             if (ty % WY == 0)
 #pragma unroll
                 for (int e = 0; e < VEC; e++)
-                    s[wy * W + tx * VEC + e] = res[e];
+                    s[wy * SW + tx * VEC + e + PV - ph] = res[e];
             __syncthreads();
             for (int h = NY / 2; h > 0; h /= 2) {
-                if (ty % WY == 0 && wy < h)
+                if (ty % WY == 0 && wy < h && (!PH || tx > 0))
 #pragma unroll
                     for (int e = 0; e < VEC; e++)
-                        s[wy * W + tx * VEC + e] =
-                            op.combine(s[wy * W + tx * VEC + e], s[(wy + h) * W + tx * VEC + e]);
+                        s[wy * SW + tx * VEC + e] =
+                            op.combine(s[wy * SW + tx * VEC + e], s[(wy + h) * SW + tx * VEC + e]);
                 __syncthreads();
             }
 #pragma unroll
@@ -2055,21 +2109,24 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
             __syncthreads();
         }
 
+        /* res[e] is column oc + e of the tile's (PH: lanes 1 to 31), column t0 + oc + e */
+        const int64_t t0 = tile * WT, ncols = min(WT, p.b - t0), oc = tx * VEC - PV;
+        const bool own = ty == 0 && (!PH || tx > 0);
         if (p.split == 1) {
-            if (ty == 0)
+            if (own)
 #pragma unroll
                 for (int e = 0; e < VEC; e++)
-                    if (b0 + e < p.b)
-                        out[ai * p.b + b0 + e] = op.finalize(res[e], p.red_n);
+                    if (oc + e < ncols)
+                        out[ai * p.b + t0 + oc + e] = op.finalize(res[e], p.red_n);
             continue;
         }
 
-        /* partials of this tile: [split][W] */
+        /* partials of this tile: [split][W] (PH: the first W - VEC of each) */
         A *parts = static_cast<A *>(p.partials) + (ai * p.tiles + tile) * p.split * W;
-        if (ty == 0)
+        if (own)
 #pragma unroll
             for (int e = 0; e < VEC; e++)
-                parts[slice * W + tx * VEC + e] = res[e];
+                parts[slice * W + oc + e] = res[e];
         if (!arrive_last(p.counters + ai * p.tiles + tile, (unsigned)p.split, &s_last))
             continue;
 
@@ -2084,8 +2141,8 @@ __global__ void __launch_bounds__(kBlock, SUP ? min_blocks<Op>(kMinBlocksInner)
              * kernels (Mean of f16): the two widths in one function spilled 4-40 bytes
              * (ptxas); in two functions, more */
             combine_columns<Op, VEC, STG && sizeof(A) == 4 && sizeof(T) <= 4>(
-                op, parts, W, p.split, STG ? reinterpret_cast<A *>(s_slot) : s,
-                out + ai * p.b + tile * W, min(W, p.b - tile * W), p.red_n);
+                op, parts, W, p.split, STG ? reinterpret_cast<A *>(s_slot) : s, out + ai * p.b + t0,
+                ncols, p.red_n);
     }
 }
 
@@ -2576,10 +2633,22 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         constexpr int I4 = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
         constexpr bool ext_vec = sizeof(typename Op::acc_t) * V <= 32;
         const bool ext = a.r1 > 1 || a.warp_units;
+        /* OPNN_CUDA_SHIFT_RANGES: rows off 16 bytes read as the 16-byte vectors that cover
+         * them (PH), tiles of 31 vectors' columns, where the op's accumulators of a vector fit
+         * in 32 bytes, the pointer is element-aligned, a warp takes a row (bx 32), a warp's rows
+         * (blockDim / 32 apart) start at one phase, and the rows and slabs do not overlap (so
+         * that only the view's first and last rows reach outside it). Single elements
+         * otherwise. */
+        const bool shift =
+            ext_vec && l.ranges == OPNN_CUDA_SHIFT_RANGES && !ext && !sup && l.vec == V &&
+            a.bx == OPNN_CUDA_SHIFT_TILE_VECS + 1 && a.bx == 32 && (uintptr_t)in % sizeof(T) == 0 &&
+            block.x / 32 * sizeof(T) % 16 == 0 && (a.r == 1 || a.r_stride >= a.b) &&
+            (a.a == 1 || a.a_stride == 0 || a.a_stride >= (a.r - 1) * a.r_stride + a.b);
         int item = l.vec >= 1 && l.vec <= V ? l.vec : 1;
-        while (item > 1 && (uintptr_t)in % ((uintptr_t)item * sizeof(T)) != 0)
+        while (!shift && item > 1 && (uintptr_t)in % ((uintptr_t)item * sizeof(T)) != 0)
             item /= 2;
-        if ((ext && !(item == V && ext_vec)) || (sup && item != V))
+        if ((ext && !(item == V && ext_vec)) || (sup && item != V) ||
+            (l.ranges == OPNN_CUDA_SHIFT_RANGES && !shift))
             item = 1;
         if (item != l.vec) { /* tiles of bx loads: the planner sized the workspace for them */
             a.tiles = (a.b + (int64_t)a.bx * item - 1) / ((int64_t)a.bx * item);
@@ -2605,6 +2674,11 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         if constexpr (stg_ok<Op>())
             if (l.ranges == 2 && (uintptr_t)in % sizeof(T) == 0) {
                 outer_kernel<Op, 1, false, true><<<grid, block, 0, stream>>>(op, a);
+                break;
+            }
+        if constexpr (ext_vec)
+            if (shift) {
+                outer_kernel<Op, V, false, false, false, true><<<grid, block, 0, stream>>>(op, a);
                 break;
             }
         if (sup && item == V)
