@@ -783,8 +783,10 @@ static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props,
 {
     int64_t es = (int64_t)esize_of(p->dtype), v = 16 / es, wt = OPNN_CUDA_SHIFT_TILE_VECS * v;
 
+    /* the launcher's conditions on the view: rows and slabs that do not overlap */
     if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || vec != 1 || es >= 16 || p->b < wt ||
-        (p->r > 1 && p->r_stride < p->b))
+        (p->r > 1 && p->r_stride < p->b) ||
+        (p->a > 1 && p->a_stride != 0 && p->a_stride < (p->r - 1) * p->r_stride + p->b))
         return 0;
     plan_outer_vec(p, props, family, p->r, cdiv(p->b, wt) * (OPNN_CUDA_SHIFT_TILE_VECS + 1) * v, v,
                    OPNN_CUDA_BLOCKS_PER_SM_INNER, 1);

@@ -24,6 +24,8 @@
 #include <cuda_runtime_api.h>
 
 static opnn_device_props g_props;
+/* The device the plans are made for: g_props, or a smaller one (shift__every_kind_dtype) */
+static const opnn_device_props *g_plan_props = &g_props;
 static bool g_have;
 
 #define CUDA_OK(call)                                                                              \
@@ -79,6 +81,7 @@ static void fill_host(ts_rng *rng, void *h, DLDataType t, int64_t n, opnn_reduce
 
 typedef struct run_result {
     bool ran;       /* false: the family cannot serve this plan */
+    bool shift;     /* the plan read rows off 16 bytes as covering vectors */
     void *host_out; /* outputs (malloc'ed), for determinism checks */
     size_t out_bytes;
 } run_result;
@@ -89,7 +92,7 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
                               fill_kind fk, uint64_t seed, cudaStream_t stream,
                               opnn_cuda_state **state)
 {
-    run_result res = {false, NULL, 0};
+    run_result res = {false, false, NULL, 0};
     size_t es = ts_dtype_size(t);
     const int64_t *st = c->has_strides ? c->strides : NULL;
     int64_t storage = ts_storage_elems(c->ndim, c->shape, st) + c->offset;
@@ -110,10 +113,12 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
 
     assert_int_equal(opnn__reduce_plan_init(&plan, &req, msg, sizeof msg), OP_OK);
     if (family < 0)
-        opnn__reduce_plan_launch(&plan, &g_props);
-    else if (!opnn__reduce_launch_family(&plan, &g_props, family))
+        opnn__reduce_plan_launch(&plan, g_plan_props);
+    else if (!opnn__reduce_launch_family(&plan, g_plan_props, family))
         return res;
     res.ran = true;
+    res.shift =
+        plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == OPNN_CUDA_SHIFT_RANGES;
     snprintf(what, sizeof what, "%s %s %s family %s (class %s, seed %llu)", c->name,
              kind_names[kind], ts_dtype_name(t), opnn__cuda_family_name(plan.launch.family),
              opnn__reduce_class_name(plan.cls), (unsigned long long)seed);
@@ -301,15 +306,6 @@ static const shape_case family_cases[] = {
     {"middle_rows_off16", 3, S(5, 301, 1001), S(0), false, 1, S(1), 0},
     {"middle_gaps_off16", 3, S(4, 200, 333), S(70001, 351, 1), true, 1, S(1), 1},
     {"col_pointer_off16", 2, S(301, 1024), S(0), false, 1, S(0), 1},
-    /* rows off 16 bytes read as the vectors that cover them, a warp a row (the shift ranges): a
-     * split of several slabs, 259 columns (2 or 3 tiles, the last short), the view's first vector
-     * before it and its last past it (offset 1); slabs broadcast (a_stride 0); fewer rows than
-     * warps, the first and last rows of a slab one thread's; a column of 5 rows whose first
-     * row is also its last (every family) */
-    {"middle_shift_split", 3, S(3, 4001, 259), S(0), false, 1, S(1), 1},
-    {"middle_shift_broadcast", 3, S(3, 500, 301), S(0, 301, 1), true, 1, S(1), 1},
-    {"middle_shift_few_rows", 3, S(2, 9, 1001), S(0), false, 1, S(1), 3},
-    {"col_shift_short", 2, S(5, 1001), S(0), false, 1, S(0), 1},
     /* [R1, A, R, B]: slabs of a middle view; whole slabs a slice, pieces of one, odd B */
     {"slabs_whole", 4, S(64, 3, 40, 64), S(0), false, 2, S(0, 2), 0},
     {"slabs_pieces", 4, S(2, 3, 5000, 64), S(0), false, 2, S(0, 2), 0},
@@ -344,6 +340,24 @@ static const shape_case family_cases[] = {
     {"empty", 2, S(0, 4), S(0), false, 1, S(1), 0},
 };
 #define NUM_FAMILY_CASES (sizeof family_cases / sizeof family_cases[0])
+
+/* Rows off 16 bytes read as the vectors that cover them, a warp a row (OPNN_CUDA_SHIFT_RANGES),
+ * planned for a device of 2 SMs (on the real one these shapes make too few units for that plan
+ * and read single elements): a split of several slabs, 259 columns (2 or 3 tiles, the last
+ * short), the view's first vector before it and its last past it (offset 1); slabs broadcast
+ * (a_stride 0); fewer rows than warps, the first and last rows of a slab one thread's; gapped
+ * rows; a column of 5 rows whose first row is also its last; a middle of 1001 columns (f32 rows
+ * at 4 phases, f16 at 8). Reads outside the tensor leave the results as they are: memcheck
+ * (RESULTS.md) is what checks them. */
+static const shape_case shift_cases[] = {
+    {"middle_shift_split", 3, S(3, 4001, 259), S(0), false, 1, S(1), 1},
+    {"middle_shift_broadcast", 3, S(3, 500, 301), S(0, 301, 1), true, 1, S(1), 1},
+    {"middle_shift_few_rows", 3, S(2, 9, 1001), S(0), false, 1, S(1), 3},
+    {"middle_shift_gaps", 3, S(4, 200, 333), S(70201, 351, 1), true, 1, S(1), 1},
+    {"col_shift_short", 2, S(5, 1001), S(0), false, 1, S(0), 1},
+    {"middle_shift_1001", 3, S(5, 301, 1001), S(0), false, 1, S(1), 0},
+};
+#define NUM_SHIFT_CASES (sizeof shift_cases / sizeof shift_cases[0])
 
 /* Shapes of millions of elements, for the planner's plan only (every kind and dtype). */
 static const shape_case planner_cases[] = {
@@ -1009,6 +1023,25 @@ static void reduce__bad_arguments_rejected(void **state)
     assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
                      OP_ERR_INTERNAL);
     assert_non_null(strstr(msg, "256 lanes a range in a block of 128 threads"));
+    /* a column plan run with a block of 192 threads (6 warps: the column kernel's trees halve a
+     * power of two of rows, and 6 would drop two): refused; 256 runs */
+    const int64_t cols[2] = {16, 64}, first[1] = {0};
+    opnn_reduce_request creq = {.op = "t",
+                                .ndim = 2,
+                                .shape = cols,
+                                .axes = first,
+                                .num_axes = 1,
+                                .dtype = ts_dtype("f32")};
+    assert_int_equal(opnn__reduce_plan_init(&plan, &creq, msg, sizeof msg), OP_OK);
+    assert_true(opnn__reduce_launch_family(&plan, &g_props, OPNN_FAMILY_COL_WIDE));
+    assert_int_equal(plan.launch.kernel, OPNN_KERNEL_OUTER);
+    plan.launch.block = 192;
+    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
+                     OP_ERR_INTERNAL);
+    assert_non_null(strstr(msg, "in a block of 192 threads"));
+    plan.launch.block = 256;
+    assert_int_equal(opnn_cuda_reduce(&plan, OPNN_REDUCE_SUM, d, o, NULL, &cs, msg, sizeof msg),
+                     OP_OK);
     /* a row tile plan (rows of 49: 392-vector tiles, two a warp from an aligned start) run with
      * blocks of 256 threads would need 100 KB of shared memory: refused with the sizes, no
      * launch failure; the planner's 64 threads run */
@@ -1038,6 +1071,54 @@ static void reduce__bad_arguments_rejected(void **state)
     CUDA_OK(cudaFree(o));
 }
 
+/* shift_cases planned for a device of 2 SMs: every family that serves them, every kind and
+ * dtype, and NaN/inf; the covering vectors' plan must be among them */
+static void shift__every_kind_dtype(void **state)
+{
+    const shape_case *c = *state;
+    opnn_cuda_state *cs = NULL;
+    /* static: a failed check leaves the test by longjmp; plan_props_reset puts g_props back */
+    static opnn_device_props small;
+    uint64_t seed = ts_seed(c->name);
+    const char *floats[] = {"f32", "f64", "f16", "bf16"};
+    const opnn_reduce_kind special[] = {OPNN_REDUCE_MAX, OPNN_REDUCE_MIN, OPNN_REDUCE_SUM};
+    int shifted = 0;
+
+    NEED_CUDA();
+    small = g_props;
+    small.sm_count = 2;
+    g_plan_props = &small;
+    for (int family = -1; family < OPNN_FAMILY_COUNT_; family++) {
+        for (size_t d = 0; d < sizeof dtype_names / sizeof dtype_names[0]; d++)
+            for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++) {
+                if (getenv("OPNN_TEST_QUICK") && (size_t)k != d % OPNN_REDUCE_KIND_COUNT_)
+                    continue;
+                run_result r = run_checked(c, ts_dtype(dtype_names[d]), (opnn_reduce_kind)k, family,
+                                           FILL_RANDOM, seed + d * 7 + (uint64_t)k, 0, &cs);
+                shifted += r.shift;
+                free(r.host_out);
+            }
+        for (size_t d = 0; d < 4; d++)
+            for (size_t k = 0; k < 3; k++) {
+                run_result r = run_checked(c, ts_dtype(floats[d]), special[k], family, FILL_SPECIAL,
+                                           seed + (uint64_t)family * 17 + d * 3 + k, 0, &cs);
+                shifted += r.shift;
+                free(r.host_out);
+            }
+    }
+    g_plan_props = &g_props;
+    opnn_cuda_state_destroy(cs);
+    assert_true(shifted > 0);
+}
+
+/* teardown of shift__every_kind_dtype, also after a failed check */
+static int plan_props_reset(void **state)
+{
+    (void)state;
+    g_plan_props = &g_props;
+    return 0;
+}
+
 static void props__device_described(void **state)
 {
     (void)state;
@@ -1050,7 +1131,7 @@ static void props__device_described(void **state)
            g_props.cc_minor, g_props.sm_count, g_props.l2_bytes >> 20);
 }
 
-#define NUM_CASE_TESTS (2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES)
+#define NUM_CASE_TESTS (2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES + NUM_SHIFT_CASES)
 
 /* Appends one test of fn a case, named prefix/case, to tests[*n]; names[*n] holds the name. */
 static void add_case_tests(struct CMUnitTest *tests, char (*names)[96], size_t *n,
@@ -1077,6 +1158,10 @@ int main(void)
                    NUM_FAMILY_CASES);
     add_case_tests(tests, names, &n, "planner__every_kind_dtype", planner__every_kind_dtype,
                    planner_cases, NUM_PLANNER_CASES);
+    add_case_tests(tests, names, &n, "shift__every_kind_dtype", shift__every_kind_dtype,
+                   shift_cases, NUM_SHIFT_CASES);
+    for (size_t i = n - NUM_SHIFT_CASES; i < n; i++)
+        tests[i].teardown_func = plan_props_reset;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(random__layouts);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(determinism__split_families_bitwise);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(graph__capture_and_replay);

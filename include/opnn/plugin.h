@@ -47,9 +47,8 @@ extern "C" {
 ///    chunk folds it (a version 11 launcher derived k, counted tiles in the first of those
 ///    counters and folded every column in the last tile).
 /// 13: OUTER's launch.ranges OPNN_CUDA_SHIFT_RANGES (5): rows off 16 bytes read as the aligned
-/// 16-byte vectors that cover
-///    them, a warp a row (launch.sub 32), tiles of OPNN_CUDA_SHIFT_TILE_VECS vectors' columns (a
-///    version 12 launcher read 31-vector tiles as 32).
+///    16-byte vectors that cover them, a warp a row (launch.sub 32), in tiles of
+///    OPNN_CUDA_SHIFT_TILE_VECS vectors' columns (a version 12 launcher read them as tiles of 32).
 #define OP_ABI_VERSION 13u
 
 /// Attribute value types.

@@ -1800,6 +1800,12 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
+    /* PH: 16-byte items, one slab a unit (its first and last rows are folded once, outside the
+     * slab loop), the tile one vector narrower than a warp's 32 */
+    static_assert(!PH || (VEC * sizeof(T) == 16 && !EXT && !STG && !SUP), "PH: 16-byte items");
+    static_assert(OPNN_CUDA_SHIFT_TILE_VECS + 1 == 32 && OPNN_CUDA_SHIFT_RANGES > 3 &&
+                      OPNN_CUDA_SHIFT_RANGES != OPNN_CUDA_UNROLL,
+                  "PH: tiles of 31 vectors, a ranges value of its own");
     /* separate accumulators per load slot keep the per-column chains short, within 64
      * registers: at most 16 words of accumulators a thread (8 for 8-byte ones, whose loads take
      * twice the registers, and in the slab loop: 16 spilled to local memory there) */
@@ -2562,6 +2568,15 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
                 stream);
             break;
         }
+        /* the block's tree over its rows halves a power of two of them */
+        if ((block.x & (block.x - 1)) != 0 || (int)block.x < l.sub) {
+            if (msg && msg_len)
+                snprintf(msg, msg_len,
+                         "CUDA reduce: an OUTER plan of %d threads across run in a block of %u "
+                         "threads (a power of two, at least that, is needed)",
+                         l.sub, block.x);
+            return OP_ERR_INTERNAL;
+        }
         outer_args a;
         a.in = in;
         a.out = out;
@@ -2641,7 +2656,8 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
          * otherwise. */
         const bool shift =
             ext_vec && l.ranges == OPNN_CUDA_SHIFT_RANGES && !ext && !sup && l.vec == V &&
-            a.bx == OPNN_CUDA_SHIFT_TILE_VECS + 1 && a.bx == 32 && (uintptr_t)in % sizeof(T) == 0 &&
+            a.bx == OPNN_CUDA_SHIFT_TILE_VECS + 1 &&
+            a.tiles * OPNN_CUDA_SHIFT_TILE_VECS * V >= a.b && (uintptr_t)in % sizeof(T) == 0 &&
             block.x / 32 * sizeof(T) % 16 == 0 && (a.r == 1 || a.r_stride >= a.b) &&
             (a.a == 1 || a.a_stride == 0 || a.a_stride >= (a.r - 1) * a.r_stride + a.b);
         int item = l.vec >= 1 && l.vec <= V ? l.vec : 1;
