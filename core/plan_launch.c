@@ -654,7 +654,8 @@ static int plan_outer_run(opnn_reduce_plan *p, const opnn_device_props *props, i
  * (rows 8 bytes off) 0.87 (H200). The tiles and split are the items': split for single halves, f16
  * [100000, 2500] ran 260 blocks of 4-half items, 161 us, against 123-125 us with 520. */
 static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, int family,
-                           int64_t r, int64_t b, int64_t vec, int64_t per_sm, int64_t min_split)
+                           int64_t r, int64_t b, int64_t vec, int64_t per_sm, int64_t min_split,
+                           int64_t sub)
 {
     opnn_launch *l = &p->launch;
     size_t es = esize_of(p->dtype);
@@ -668,7 +669,7 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     /* Column tiles of 32 threads (512 bytes of a row) and 8 rows at once: col_wide 4481 GB/s
      * against 4100 GB/s with 256 threads across one row; col_wide16 (bf16) 4267 against
      * 2348 GB/s (H200). Narrower kept dims fold more rows into the block. */
-    bx_threads = imin(32, pow2_ceil(bx));
+    bx_threads = sub > 0 ? sub : imin(32, pow2_ceil(bx));
     if (family == OPNN_FAMILY_COL_TINY_R)
         bx_threads = imin(OPNN_CUDA_BLOCK, imax(32, pow2_ceil(bx)));
     by = OPNN_CUDA_BLOCK / bx_threads;
@@ -703,10 +704,11 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     l->chunk = rows;
     l->segs = slabs;
     l->units = p->a * tiles * split;
-    /* narrow B and no split: a warp a unit (ranges 1), its rows folded by shuffles alone. A
+    /* narrow B and no split: a warp a unit (ranges 1), its rows folded by shuffles alone (not
+     * for a sub the caller chose: the shift plan's 16 lanes a row are a block a unit). A
      * block a unit spent a block tree per 16 KB slab of [65536, 1024, 4] over 1 (0.63-0.71 of
      * the ceiling, H200) */
-    if (bx_threads < 32 && split == 1 && family != OPNN_FAMILY_COL_TINY_R)
+    if (sub == 0 && bx_threads < 32 && split == 1 && family != OPNN_FAMILY_COL_TINY_R)
         l->ranges = 1;
     l->grid_x = grid_for(l->ranges == 1 ? cdiv(l->units, OPNN_CUDA_BLOCK / 32) : l->units,
                          slabs * rows * bx_threads * vec * (int64_t)es, slots);
@@ -757,7 +759,7 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
     /* its kernel is compiled for 3 blocks an SM (reduce.cuh); the fold follows the last block
      * of a tile's split, so always a split (of 2 at least: the partials are 2 * 4 bytes a
      * column against 64 rows or more of input), and so never warp units */
-    plan_outer_vec(p, props, family, p->r / k, k * b, 16 / es, OPNN_CUDA_BLOCKS_PER_SM_INNER, 2);
+    plan_outer_vec(p, props, family, p->r / k, k * b, 16 / es, OPNN_CUDA_BLOCKS_PER_SM_INNER, 2, 0);
     l->ranges = 3;
     l->segs = k;
     /* the super-rows' partials, then the k * B results to fold; the tiles' counters, then the
@@ -769,35 +771,43 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
 }
 
 /* Rows that start off 16 bytes at single elements (vec 1: f32 rows 4 bytes off, f16 2, f64 8)
- * that no run or super-row plan takes, the view's rows in order and each at least a tile wide:
- * each row read as the aligned 16-byte vectors that cover it, a warp a row, in tiles of
- * OPNN_CUDA_SHIFT_TILE_VECS vectors' columns (OPNN_CUDA_SHIFT_RANGES; the kernel's PH). The
- * tiles and the workspace are those of a view of b' columns, b' the tiles' 32 vectors each,
- * which also covers the launcher's fallback to single elements. Against single elements (H200,
- * us): f16 [64, 2001, 1001] over 1 83.8 -> 67.1-68.3, bf16 83.8 -> 68.2-69.4, [128, 1001, 1001]
- * 134.6 -> 127.8, f64 [64, 1000, 1001] 129.1 -> 123.2. Rows whose starts allow 8-byte items
- * (f32 [100000, 2502] over 0: 238.8 -> 240.6, f16 [100000, 2500] 125.1 -> 127.7) or 4-byte ones
- * (f16 [256, 999, 500] over 1: 68.5 -> 69.7) keep them. */
+ * that no run or super-row plan takes, the view's rows in order and each at least 31 vectors
+ * wide: each row read as the aligned 16-byte vectors that cover it, sub lanes a row, in tiles of
+ * sub - 1 vectors' columns (OPNN_CUDA_SHIFT_RANGES; the kernel's PH). The tiles and the
+ * workspace are those of a view of b' columns, b' the tiles' sub vectors each, which also covers
+ * the launcher's fallback to single elements. Against single elements (H200, us): f16 [64, 2001,
+ * 1001] over 1 83.8 -> 67.1-68.3, bf16 83.8 -> 68.2-69.4, [128, 1001, 1001] 134.6 -> 127.8, f64
+ * [64, 1000, 1001] 129.1 -> 123.2. Rows whose starts allow 8-byte items (f32 [100000, 2502] over
+ * 0: 238.8 -> 240.6, f16 [100000, 2500] 125.1 -> 127.7) or 4-byte ones (f16 [256, 999, 500] over
+ * 1: 68.5 -> 69.7) keep them.
+ *
+ * A warp a row (sub 32), or where that makes fewer units than 3/4 of the slots (rows too few to
+ * split further), half a warp (sub 16: twice the tiles, of 15 vectors) for elements of 4 bytes or
+ * less, else the single elements' plan, whose narrower tiles make more units ([4096, 1001] over 0
+ * 11.4 us against 13.6, f16 [8, 2001, 1001] over 1 17.3 against 18.0, [16, 2001, 1001] 38.3
+ * against 39.0). Half a warp against single elements: f16 [128, 1001, 257] 29.4 -> 24.2 us, f16
+ * [32, 1001, 2001] 45.2 -> 40.8, [32, 1001, 1001] 38.7 -> 37.2, f64 [16, 1001, 1001] 36.0 ->
+ * 37.0 (so not for 8-byte elements); against a warp where both have the units, slower: f16 [64,
+ * 2001, 1001] 68.0 -> 71.7, [128, 1001, 1001] 123.8 -> 127.2 (H200, session 24). */
 static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props, int family,
                             int64_t r1, int64_t vec)
 {
-    int64_t es = (int64_t)esize_of(p->dtype), v = 16 / es, wt = OPNN_CUDA_SHIFT_TILE_VECS * v;
+    int64_t es = (int64_t)esize_of(p->dtype), v = 16 / es;
 
     /* the launcher's conditions on the view: rows and slabs that do not overlap */
-    if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || vec != 1 || es >= 16 || p->b < wt ||
+    if (r1 != 1 || family == OPNN_FAMILY_COL_TINY_R || vec != 1 || es >= 16 || p->b < 31 * v ||
         (p->r > 1 && p->r_stride < p->b) ||
         (p->a > 1 && p->a_stride != 0 && p->a_stride < (p->r - 1) * p->r_stride + p->b))
         return 0;
-    plan_outer_vec(p, props, family, p->r, cdiv(p->b, wt) * (OPNN_CUDA_SHIFT_TILE_VECS + 1) * v, v,
-                   OPNN_CUDA_BLOCKS_PER_SM_INNER, 1);
-    /* fewer units than 3/4 of the slots (tiles of 31 vectors, rows too few to split further):
-     * the single elements' plan, whose narrower tiles make more units ([4096, 1001] over 0 11.4
-     * us against 13.6, f16 [8, 2001, 1001] over 1 17.3 against 18.0, [16, 2001, 1001] 38.3
-     * against 39.0, H200) */
-    if (4 * p->launch.units < 3 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER))
-        return 0;
-    p->launch.ranges = OPNN_CUDA_SHIFT_RANGES;
-    return 1;
+    for (int64_t sub = 32; sub >= 16 && (sub == 32 || es <= 4); sub /= 2) {
+        plan_outer_vec(p, props, family, p->r, cdiv(p->b, (sub - 1) * v) * sub * v, v,
+                       OPNN_CUDA_BLOCKS_PER_SM_INNER, 1, sub);
+        if (4 * p->launch.units >= 3 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER)) {
+            p->launch.ranges = OPNN_CUDA_SHIFT_RANGES;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int family)
@@ -811,10 +821,10 @@ static void plan_outer(opnn_reduce_plan *p, const opnn_device_props *props, int 
     vec = outer_load_elems(p, r1);
     if (plan_outer_shift(p, props, family, r1, vec))
         return;
-    plan_outer_vec(p, props, family, p->r, p->b, vec, OPNN_CUDA_BLOCKS_PER_SM, 1);
+    plan_outer_vec(p, props, family, p->r, p->b, vec, OPNN_CUDA_BLOCKS_PER_SM, 1, 0);
     /* warp units (ranges 1) have 16-byte or single-element loads only */
     if (p->launch.ranges == 1 && vec > 1 && vec * (int64_t)esize_of(p->dtype) < 16)
-        plan_outer_vec(p, props, family, p->r, p->b, 1, OPNN_CUDA_BLOCKS_PER_SM, 1);
+        plan_outer_vec(p, props, family, p->r, p->b, 1, OPNN_CUDA_BLOCKS_PER_SM, 1, 0);
 }
 
 /* --- the others ---------------------------------------------------------------------------- */

@@ -341,16 +341,22 @@ static const shape_case family_cases[] = {
 };
 #define NUM_FAMILY_CASES (sizeof family_cases / sizeof family_cases[0])
 
-/* Rows off 16 bytes read as the vectors that cover them, a warp a row (OPNN_CUDA_SHIFT_RANGES),
- * planned for a device of 2 SMs (on the real one these shapes make too few units for that plan
- * and read single elements): a split of several slabs, 259 columns (2 or 3 tiles, the last
- * short), the view's first vector before it and its last past it (offset 1); slabs broadcast
- * (a_stride 0); fewer rows than warps, the first and last rows of a slab one thread's; gapped
- * rows; a column of 5 rows whose first row is also its last; a middle of 1001 columns (f32 rows
- * at 4 phases, f16 at 8). Reads outside the tensor leave the results as they are: memcheck
- * (RESULTS.md) is what checks them. */
+/* Rows off 16 bytes read as the vectors that cover them, a warp or half a warp a row
+ * (OPNN_CUDA_SHIFT_RANGES), planned for a device of 2 SMs (shift_cases_4sm: 4; on the
+ * real one these shapes make too few units for that plan and read single elements): a split of
+ * several slabs, 259 columns (2 to 5 tiles, the last short), the view's first vector before it
+ * and its last past it (offset 1); a split column of 491; slabs broadcast (a_stride 0); fewer
+ * rows than the block's rows, the first and last rows of a slab one thread's; gapped rows; a
+ * column of 5 rows whose first row is also its last; a middle of 1001 columns (f32 rows at 4
+ * phases, f16 at 8). These take a warp a row; half a warp (test_plan's
+ * launch__shift_test_shapes): columns of 5 rows, 301 wide (f32, i32) and 501 wide (f16, bf16),
+ * and columns of 257 split, 1109 rows (f32, i32) and 1734 (f16, bf16). Reads outside the tensor
+ * leave the results as they are: memcheck (RESULTS.md) is what checks them. */
 static const shape_case shift_cases[] = {
     {"middle_shift_split", 3, S(3, 4001, 259), S(0), false, 1, S(1), 1},
+    {"col_shift_split_491", 2, S(8001, 491), S(0), false, 1, S(0), 1},
+    {"col_shift_half_warp_301", 2, S(5, 301), S(0), false, 1, S(0), 1},
+    {"col_shift_half_warp_501", 2, S(5, 501), S(0), false, 1, S(0), 1},
     {"middle_shift_broadcast", 3, S(3, 500, 301), S(0, 301, 1), true, 1, S(1), 1},
     {"middle_shift_few_rows", 3, S(2, 9, 1001), S(0), false, 1, S(1), 3},
     {"middle_shift_gaps", 3, S(4, 200, 333), S(70201, 351, 1), true, 1, S(1), 1},
@@ -358,6 +364,12 @@ static const shape_case shift_cases[] = {
     {"middle_shift_1001", 3, S(5, 301, 1001), S(0), false, 1, S(1), 0},
 };
 #define NUM_SHIFT_CASES (sizeof shift_cases / sizeof shift_cases[0])
+/* shift_cases planned for a device of 4 SMs */
+static const shape_case shift_cases_4sm[] = {
+    {"col_shift_half_warp_split_1109", 2, S(1109, 257), S(0), false, 1, S(0), 1},
+    {"col_shift_half_warp_split_1734", 2, S(1734, 257), S(0), false, 1, S(0), 1},
+};
+#define NUM_SHIFT_CASES_4SM (sizeof shift_cases_4sm / sizeof shift_cases_4sm[0])
 
 /* Shapes of millions of elements, for the planner's plan only (every kind and dtype). */
 static const shape_case planner_cases[] = {
@@ -1071,8 +1083,8 @@ static void reduce__bad_arguments_rejected(void **state)
     CUDA_OK(cudaFree(o));
 }
 
-/* shift_cases planned for a device of 2 SMs: every family that serves them, every kind and
- * dtype, and NaN/inf; the covering vectors' plan must be among them */
+/* shift_cases planned for a device of 2 SMs (shift_cases_4sm: 4): every family that serves
+ * them, every kind and dtype, and NaN/inf; the covering vectors' plan must be among them */
 static void shift__every_kind_dtype(void **state)
 {
     const shape_case *c = *state;
@@ -1086,7 +1098,7 @@ static void shift__every_kind_dtype(void **state)
 
     NEED_CUDA();
     small = g_props;
-    small.sm_count = 2;
+    small.sm_count = c >= shift_cases_4sm && c < shift_cases_4sm + NUM_SHIFT_CASES_4SM ? 4 : 2;
     g_plan_props = &small;
     for (int family = -1; family < OPNN_FAMILY_COUNT_; family++) {
         for (size_t d = 0; d < sizeof dtype_names / sizeof dtype_names[0]; d++)
@@ -1131,7 +1143,8 @@ static void props__device_described(void **state)
            g_props.cc_minor, g_props.sm_count, g_props.l2_bytes >> 20);
 }
 
-#define NUM_CASE_TESTS (2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES + NUM_SHIFT_CASES)
+#define NUM_CASE_TESTS                                                                             \
+    (2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES + NUM_SHIFT_CASES + NUM_SHIFT_CASES_4SM)
 
 /* Appends one test of fn a case, named prefix/case, to tests[*n]; names[*n] holds the name. */
 static void add_case_tests(struct CMUnitTest *tests, char (*names)[96], size_t *n,
@@ -1160,7 +1173,9 @@ int main(void)
                    planner_cases, NUM_PLANNER_CASES);
     add_case_tests(tests, names, &n, "shift__every_kind_dtype", shift__every_kind_dtype,
                    shift_cases, NUM_SHIFT_CASES);
-    for (size_t i = n - NUM_SHIFT_CASES; i < n; i++)
+    add_case_tests(tests, names, &n, "shift__every_kind_dtype", shift__every_kind_dtype,
+                   shift_cases_4sm, NUM_SHIFT_CASES_4SM);
+    for (size_t i = n - NUM_SHIFT_CASES - NUM_SHIFT_CASES_4SM; i < n; i++)
         tests[i].teardown_func = plan_props_reset;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(random__layouts);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(determinism__split_families_bitwise);

@@ -1251,7 +1251,7 @@ static void check_launch(const opnn_reduce_plan *p)
     assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL ||
                 (l->kernel == OPNN_KERNEL_OUTER && l->ranges == 3) ||
                 (l->kernel == OPNN_KERNEL_OUTER && l->ranges == OPNN_CUDA_SHIFT_RANGES &&
-                 l->sub == OPNN_CUDA_SHIFT_TILE_VECS + 1 && l->vec * (p->dtype.bits / 8) == 16) ||
+                 (l->sub == 16 || l->sub == 32) && l->vec * (p->dtype.bits / 8) == 16) ||
                 (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
                  l->grid_x == l->units && l->units <= 2 * 132) ||
                 (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
@@ -1297,6 +1297,42 @@ static void h200_launch_strided(opnn_reduce_plan *p, int32_t ndim, const int64_t
     plan_view_for(p, ndim, shape, strides, naxes, axes, ts_dtype("f32"));
     opnn__reduce_plan_launch(p, &h200);
     check_launch(p);
+}
+
+/* The shapes of test_cuda_kernels' shift_cases that take half a warp a row, planned as there
+ * (for a device of 2 or 4 SMs), and one that takes a warp: the GPU test runs both widths, split
+ * and not. */
+static void launch__shift_test_shapes(void **state)
+{
+    static const struct {
+        int64_t shape[2];
+        int sms;
+        const char *dtype;
+        int sub;
+        bool split;
+    } cases[] = {
+        {{5, 301}, 2, "f32", 16, false},   {{5, 301}, 2, "i32", 16, false},
+        {{5, 501}, 2, "f16", 16, false},   {{5, 501}, 2, "bf16", 16, false},
+        {{1109, 257}, 4, "f32", 16, true}, {{1109, 257}, 4, "i32", 16, true},
+        {{1734, 257}, 4, "f16", 16, true}, {{1734, 257}, 4, "bf16", 16, true},
+        {{8001, 491}, 2, "f32", 32, true}, {{8001, 491}, 2, "f16", 32, true},
+        {{8001, 491}, 2, "f64", 32, true}, {{5, 501}, 2, "f32", 32, false},
+    };
+    const int64_t ax0[1] = {0};
+    (void)state;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        opnn_device_props small = h200;
+        opnn_reduce_plan p;
+
+        small.sm_count = cases[i].sms;
+        plan_dtype_for(&p, 2, cases[i].shape, 1, ax0, ts_dtype(cases[i].dtype));
+        opnn__reduce_plan_launch(&p, &small);
+        check_launch(&p);
+        assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+        assert_int_equal(p.launch.sub, cases[i].sub);
+        assert_int_equal(p.launch.split > 1, cases[i].split);
+    }
 }
 
 /* The suite's shapes get the families the comments of plan_launch.c measured, with the
@@ -1633,11 +1669,13 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.chunk, 125000);
     assert_true(p.launch.partial_bytes >= (size_t)(33 * 32 * 2 + 1028) * OPNN_CUDA_MAX_ACC_BYTES);
     /* not super-rows: slabs off 16 bytes, rows past 1 KB of under 32 MB, a fold of more than a
-     * 4096th of the input. Rows off 16 bytes at single elements, at least a tile wide (31
-     * vectors), read the 16-byte vectors that cover them (OPNN_CUDA_SHIFT_RANGES): f32 tiles of
-     * 124 columns, f16 248, f64 62, a warp across (sub 32), the workspace that of tiles of 32
-     * vectors (or of single elements); rows that allow 8-byte items keep them, and so do plans
-     * of fewer units than 3/4 of the slots (f16 [8, 2001, 1001]: 5 tiles, 280 units) */
+     * 4096th of the input. Rows off 16 bytes at single elements, at least 31 vectors wide, read
+     * the 16-byte vectors that cover them (OPNN_CUDA_SHIFT_RANGES): a warp a row (sub 32), f32
+     * tiles of 124 columns, f16 248, f64 62, the workspace that of tiles of 32 vectors (or of
+     * single elements); rows that allow 8-byte items keep them. Where a warp a row makes fewer
+     * units than 3/4 of the slots, half a warp (sub 16, tiles of 15 vectors) for elements of 4
+     * bytes or less: f32 [32, 1001, 1001] 288 units against 544; else single elements: f64
+     * [16, 1001, 1001], f16 [8, 2001, 1001] (280 units, and 288 with half a warp) */
     const int64_t m2001[3] = {64, 2001, 1001}, small_odd[2] = {2000, 1001},
                   few_rows[2] = {4000, 4001};
     h200_launch(&p, 3, m2001, 1, ax1, "f32");
@@ -1652,11 +1690,26 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 3, m2001, 1, ax1, "f16");
     assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
     assert_int_equal(p.launch.vec, 8);
+    assert_int_equal(p.launch.sub, 32);
     assert_int_equal(p.launch.tiles, 5);
     h200_launch(&p, 3, m2001, 1, ax1, "f64");
     assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
     assert_int_equal(p.launch.vec, 2);
+    assert_int_equal(p.launch.sub, 32);
     assert_int_equal(p.launch.tiles, 17);
+    const int64_t m32[3] = {32, 1001, 1001}, m16[3] = {16, 1001, 1001};
+    h200_launch(&p, 3, m32, 1, ax1, "f32");
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p.launch.vec, 4);
+    assert_int_equal(p.launch.sub, 16);
+    assert_int_equal(p.launch.tiles, 17);
+    assert_int_equal(p.launch.units, 32 * 17 * p.launch.split);
+    if (p.launch.split > 1)
+        assert_true(p.launch.partial_bytes >=
+                    (size_t)(32 * 17 * 64 * p.launch.split) * OPNN_CUDA_MAX_ACC_BYTES);
+    h200_launch(&p, 3, m16, 1, ax1, "f64");
+    assert_int_equal(p.launch.vec, 1);
+    assert_true(p.launch.ranges != OPNN_CUDA_SHIFT_RANGES);
     /* narrower than a tile (f32 123 columns, f16 247): the column kernel's narrower items */
     const int64_t m123[3] = {64, 2001, 123}, m247[3] = {64, 2001, 247};
     h200_launch(&p, 3, m123, 1, ax1, "f32");
@@ -1883,6 +1936,7 @@ int main(void)
         cmocka_unit_test(class_name__every_class),
         cmocka_unit_test(plan__random_views_keep_mapping),
         cmocka_unit_test(launch__suite_shapes_on_h200),
+        cmocka_unit_test(launch__shift_test_shapes),
         cmocka_unit_test(launch__every_family_within_limits),
         cmocka_unit_test(launch__row_tile_geometry),
         cmocka_unit_test(launch__cover_vectors_bound),

@@ -47,8 +47,9 @@ extern "C" {
 ///    chunk folds it (a version 11 launcher derived k, counted tiles in the first of those
 ///    counters and folded every column in the last tile).
 /// 13: OUTER's launch.ranges OPNN_CUDA_SHIFT_RANGES (5): rows off 16 bytes read as the aligned
-///    16-byte vectors that cover them, a warp a row (launch.sub 32), in tiles of
-///    OPNN_CUDA_SHIFT_TILE_VECS vectors' columns (a version 12 launcher read them as tiles of 32).
+///    16-byte vectors that cover them, launch.sub (32 or 16) lanes a row, in tiles of sub - 1
+///    vectors' columns (a version 12 launcher read them as tiles of sub vectors; an earlier
+///    version 13 launcher, which took sub 32 only, reads a sub 16 plan as single elements).
 #define OP_ABI_VERSION 13u
 
 /// Attribute value types.

@@ -52,10 +52,9 @@ extern "C" {
  * after the tiles', and the tile that completes it folds it, a thread a column. */
 #define OPNN_CUDA_SUPER_FOLD_COLS 256
 /* OUTER's launch.ranges for rows that start off 16 bytes read as the 16-byte vectors that cover
- * them, a warp a row; a column tile is OPNN_CUDA_SHIFT_TILE_VECS vectors' elements, one vector
- * fewer than a warp reads, so that the 32 vectors cover it at any phase of the row. */
+ * them, sub (32 or 16) lanes a row; a column tile is sub - 1 vectors' elements, one vector fewer
+ * than the lanes read, so that their vectors cover it at any phase of the row. */
 #define OPNN_CUDA_SHIFT_RANGES 5
-#define OPNN_CUDA_SHIFT_TILE_VECS 31
 /* Longest row ROW_TILE takes, in bytes. */
 #define OPNN_CUDA_ROW_TILE_MAX_BYTES 512
 /* Most 16-byte vectors a ROW_TILE warp tile holds (6.5 KB: 32 rows of 49 f32 are 392), the
@@ -135,7 +134,7 @@ typedef struct opnn_launch {
                                super-rows (plan_launch.c: tiles, split and vec are those of
                                the view [A, R / k, k * B]; segs is k), OPNN_CUDA_SHIFT_RANGES
                                for rows off 16 bytes read as the vectors that cover them (sub
-                               32, tiles of OPNN_CUDA_SHIFT_TILE_VECS vectors' columns), else
+                               32 or 16, tiles of sub - 1 vectors' columns), else
                                a block a unit */
     int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
     size_t partial_bytes;   /* partial results the launch writes and combines */

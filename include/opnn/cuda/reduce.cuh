@@ -1786,12 +1786,12 @@ template <class Op> constexpr bool stg_ok()
  * 2501] over 0 163 us against 136 for bf16 (H200).
  *
  * PH (the planner's OPNN_CUDA_SHIFT_RANGES): rows that start off 16 bytes, each read as the aligned
- * 16-byte vectors that cover it. A warp takes one row at a time (bx 32) and its rows are BY apart,
- * BY * size a multiple of 16, so every row of a warp starts at the same phase ph (elements past 16
- * bytes): lane x's vector holds columns c0 - ph + x * VEC + e of its rows. A tile is W - VEC
- * columns, which the W columns read cover at any phase; the block's tree adds the warps'
- * accumulators by column (each warp's shifted by its phase), and the columns outside the tile
- * are dropped. Only the view's first and last vectors can reach outside it: those two rows are
+ * 16-byte vectors that cover it. BX (32 or 16) lanes take a row at a time and their rows are BY
+ * apart, BY * size a multiple of 16, so every row of theirs starts at the same phase ph (elements
+ * past 16 bytes): lane x's vector holds columns c0 - ph + x * VEC + e of its rows. A tile is W -
+ * VEC columns, which the W columns read cover at any phase; the block's tree adds the rows'
+ * accumulators by column (each row of lanes shifted by its phase), and the columns outside the
+ * tile are dropped. Only the view's first and last vectors can reach outside it: those two rows are
  * read element by element. */
 template <class Op, int VEC, bool EXT, bool STG = false, bool SUP = false, bool PH = false>
 __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksInner)
@@ -1803,9 +1803,8 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
     /* PH: 16-byte items, one slab a unit (its first and last rows are folded once, outside the
      * slab loop), the tile one vector narrower than a warp's 32 */
     static_assert(!PH || (VEC * sizeof(T) == 16 && !EXT && !STG && !SUP), "PH: 16-byte items");
-    static_assert(OPNN_CUDA_SHIFT_TILE_VECS + 1 == 32 && OPNN_CUDA_SHIFT_RANGES > 3 &&
-                      OPNN_CUDA_SHIFT_RANGES != OPNN_CUDA_UNROLL,
-                  "PH: tiles of 31 vectors, a ranges value of its own");
+    static_assert(OPNN_CUDA_SHIFT_RANGES > 3 && OPNN_CUDA_SHIFT_RANGES != OPNN_CUDA_UNROLL,
+                  "PH: a ranges value of its own");
     /* separate accumulators per load slot keep the per-column chains short, within 64
      * registers: at most 16 words of accumulators a thread (8 for 8-byte ones, whose loads take
      * twice the registers, and in the slab loop: 16 spilled to local memory there) */
@@ -1821,9 +1820,9 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
     constexpr int NACC = ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll && !PH ? kUnroll
                          : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2            ? 2
                                                                               : 1;
-    /* PH: a row of VEC more a warp, for the phases' shifts */
+    /* PH: a row of VEC more for each of the block's rows (16 at most), for the phases' shifts */
     constexpr int PV = PH ? VEC : 0;
-    __shared__ __align__(16) unsigned char s_raw[(kBlock * VEC + kBlock / 32 * PV) * sizeof(A)];
+    __shared__ __align__(16) unsigned char s_raw[(kBlock * VEC + kBlock / 16 * PV) * sizeof(A)];
     __shared__ int s_last;
     /* STG: a thread's accumulators a lane of its vectors, for the columns' tree */
     __shared__ __align__(16) unsigned char s_slot[STG ? kBlock * 16 / sizeof(T) * sizeof(A) : 16];
@@ -1834,8 +1833,8 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
     const bool WU = EXT && p.warp_units;
     const int BX = p.bx, BY = WU ? 32 / BX : (int)blockDim.x / BX;
     const int tx = threadIdx.x & (BX - 1), ty = (WU ? threadIdx.x & 31 : threadIdx.x) / BX;
-    /* columns read, columns of a tile (PH: BX is OPNN_CUDA_SHIFT_TILE_VECS + 1) */
-    const int64_t W = (int64_t)BX * VEC, WT = PH ? OPNN_CUDA_SHIFT_TILE_VECS * VEC : W;
+    /* columns read, columns of a tile (PH: a vector fewer) */
+    const int64_t W = (int64_t)BX * VEC, WT = PH ? W - VEC : W;
     const int64_t u0 =
         WU ? (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5) : (int64_t)blockIdx.x;
     const int64_t ustep = WU ? (int64_t)gridDim.x * (blockDim.x >> 5) : (int64_t)gridDim.x;
@@ -2090,10 +2089,11 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
                 for (int e = 0; e < VEC; e++)
                     res[e] = op.combine(res[e], shfl_xor(res[e], m));
         }
-        const int WY = BX < 32 ? 32 / BX : 1; /* rows a warp holds */
+        /* rows a warp holds (PH: each row at its own phase, so each its own row of the tree) */
+        const int WY = BX < 32 && !PH ? 32 / BX : 1;
         if (BY > WY) { /* then a tree over the warps' results, in warp order */
-            /* PH: a warp's row of s is W + VEC wide, its results shifted by VEC - ph, so that
-             * the tile's columns are VEC .. W - 1 of every row (lanes 1 to 31 add them) */
+            /* PH: a row's line of s is W + VEC wide, its results shifted by VEC - ph, so that
+             * the tile's columns are VEC .. W - 1 of every line (lanes 1 to BX - 1 add them) */
             const int wy = ty / WY, NY = BY / WY;
             const int64_t SW = W + PV;
             if (ty % WY == 0)
@@ -2649,16 +2649,16 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         constexpr bool ext_vec = sizeof(typename Op::acc_t) * V <= 32;
         const bool ext = a.r1 > 1 || a.warp_units;
         /* OPNN_CUDA_SHIFT_RANGES: rows off 16 bytes read as the 16-byte vectors that cover
-         * them (PH), tiles of 31 vectors' columns, where the op's accumulators of a vector fit
-         * in 32 bytes, the pointer is element-aligned, a warp takes a row (bx 32), a warp's rows
-         * (blockDim / 32 apart) start at one phase, and the rows and slabs do not overlap (so
-         * that only the view's first and last rows reach outside it). Single elements
+         * them (PH), tiles of bx - 1 vectors' columns, where the op's accumulators of a vector fit
+         * in 32 bytes, the pointer is element-aligned, bx (32 or 16) lanes take a row, their
+         * rows (blockDim / bx apart) start at one phase, and the rows and slabs do not overlap
+         * (so that only the view's first and last rows reach outside it). Single elements
          * otherwise. */
         const bool shift =
             ext_vec && l.ranges == OPNN_CUDA_SHIFT_RANGES && !ext && !sup && l.vec == V &&
-            a.bx == OPNN_CUDA_SHIFT_TILE_VECS + 1 &&
-            a.tiles * OPNN_CUDA_SHIFT_TILE_VECS * V >= a.b && (uintptr_t)in % sizeof(T) == 0 &&
-            block.x / 32 * sizeof(T) % 16 == 0 && (a.r == 1 || a.r_stride >= a.b) &&
+            (a.bx == 16 || a.bx == 32) && a.tiles * (a.bx - 1) * V >= a.b &&
+            (uintptr_t)in % sizeof(T) == 0 && block.x / a.bx * sizeof(T) % 16 == 0 &&
+            (a.r == 1 || a.r_stride >= a.b) &&
             (a.a == 1 || a.a_stride == 0 || a.a_stride >= (a.r - 1) * a.r_stride + a.b);
         int item = l.vec >= 1 && l.vec <= V ? l.vec : 1;
         while (!shift && item > 1 && (uintptr_t)in % ((uintptr_t)item * sizeof(T)) != 0)
