@@ -5,6 +5,9 @@
 # build/gpu-out). Dependencies not installed on the machine (uthash, cmocka, dlpack headers) may
 # be staged in .deps/ (see README).
 #
+# bench/report.py turns bench.json into RESULTS.md's suite table, bench/offsuite_table.py the
+# offsuite lines (the stage's output) into its table of shapes off the suite.
+#
 # STAGES picks some of the stages (default: all, about 12 minutes on an H200): build test demo
 # suite plugins sanitizers offsuite profile. A machine with a per-command time limit can run it
 # in two calls, e.g. STAGES="build test demo suite plugins" and then
