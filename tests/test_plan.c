@@ -1264,6 +1264,19 @@ static void check_launch(const opnn_reduce_plan *p)
     assert_int_equal(l->workspace_bytes, l->partial_bytes + (size_t)l->ncounters * 4u);
     if (l->split > 1)
         assert_true(l->partial_bytes > 0 && l->ncounters > 0);
+    /* rows off 16 bytes read as covering vectors: tiles of sub - 1 vectors cover the columns,
+     * and a split's workspace also holds the launcher's fallback, tiles of sub single elements */
+    if (l->kernel == OPNN_KERNEL_OUTER && l->ranges == OPNN_CUDA_SHIFT_RANGES) {
+        const int64_t tiles1 = (p->b + l->sub - 1) / l->sub;
+
+        assert_true(l->tiles * (l->sub - 1) * l->vec >= p->b);
+        assert_int_equal(l->units, p->a * l->tiles * l->split);
+        if (l->split > 1) {
+            assert_true(l->ncounters >= p->a * (l->tiles > tiles1 ? l->tiles : tiles1));
+            assert_true(l->partial_bytes >=
+                        (size_t)(p->a * tiles1 * l->sub * l->split) * OPNN_CUDA_MAX_ACC_BYTES);
+        }
+    }
 }
 
 /* plan_dtype_for, planned for the H200 and checked against check_launch */
@@ -1807,15 +1820,16 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.vec, 1);
 }
 
-/* Every family a random shape admits gives a launch within the limits; the planner's own
- * choice is always admitted. */
+/* Every family a random shape of a random dtype admits gives a launch within the limits; the
+ * planner's own choice is always admitted. */
 static void launch__every_family_within_limits(void **state)
 {
+    static const char *const dts[] = {"f32", "f16", "bf16", "f64", "i32", "i64"};
     ts_rng rng = {ts_seed("launch__every_family_within_limits")};
-    int admitted[OPNN_FAMILY_COUNT_] = {0};
+    int admitted[OPNN_FAMILY_COUNT_] = {0}, shifted = 0;
     (void)state;
 
-    for (int iter = 0; iter < 2000; iter++) {
+    for (int iter = 0; iter < 4000; iter++) {
         int64_t shape[4], axes[4];
         int32_t ndim = (int32_t)ts_range(&rng, 1, 4);
         size_t naxes = 0;
@@ -1833,10 +1847,12 @@ static void launch__every_family_within_limits(void **state)
         }
         if (ts_numel(ndim, shape) > ((int64_t)1 << 34))
             continue;
-        plan_for(&p, ndim, shape, naxes, axes);
+        plan_dtype_for(&p, ndim, shape, naxes, axes, ts_dtype(dts[ts_range(&rng, 0, 5)]));
         q = p;
         opnn__reduce_plan_launch(&q, &h200);
         check_launch(&q);
+        shifted +=
+            q.launch.kernel == OPNN_KERNEL_OUTER && q.launch.ranges == OPNN_CUDA_SHIFT_RANGES;
         for (int f = 0; f < OPNN_FAMILY_COUNT_; f++) {
             q = p;
             if (!opnn__reduce_launch_family(&q, &h200, f))
@@ -1848,6 +1864,8 @@ static void launch__every_family_within_limits(void **state)
     }
     for (int f = 0; f < OPNN_FAMILY_COUNT_; f++)
         print_message("[ info ] %-18s %d\n", opnn__cuda_family_name(f), admitted[f]);
+    print_message("[ info ] shift plans       %d\n", shifted);
+    assert_true(shifted > 0); /* their invariants (check_launch) were exercised */
 }
 
 /* ROW_TILE's geometry for every row length it takes, in every dtype: a pack of P rows ends on a
