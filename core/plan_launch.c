@@ -799,7 +799,7 @@ static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props,
         (p->r > 1 && p->r_stride < p->b) ||
         (p->a > 1 && p->a_stride != 0 && p->a_stride < (p->r - 1) * p->r_stride + p->b))
         return 0;
-    for (int64_t sub = 32; sub >= 16 && (sub == 32 || es <= 4); sub /= 2) {
+    for (int64_t sub = 32; sub >= (es <= 4 ? 16 : 32); sub /= 2) {
         plan_outer_vec(p, props, family, p->r, cdiv(p->b, (sub - 1) * v) * sub * v, v,
                        OPNN_CUDA_BLOCKS_PER_SM_INNER, 1, sub);
         if (4 * p->launch.units >= 3 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER)) {

@@ -68,6 +68,8 @@ constexpr int kBlock = OPNN_CUDA_BLOCK;
 constexpr int kUnroll = OPNN_CUDA_UNROLL;
 constexpr int kMinBlocks = OPNN_CUDA_BLOCKS_PER_SM;
 constexpr int kMinBlocksInner = OPNN_CUDA_BLOCKS_PER_SM_INNER;
+/* Fewest lanes a row of the outer kernel's PH (OPNN_CUDA_SHIFT_RANGES plans: 16 or 32) */
+constexpr int kShiftMinLanes = 16;
 /* Loads in flight a thread in the last block's combine of a split's partials. */
 constexpr int kCombineDepth = 8;
 /* Longest range walk_ranges takes, in elements (its vector counts are ints). */
@@ -1801,7 +1803,7 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
     /* PH: 16-byte items, one slab a unit (its first and last rows are folded once, outside the
-     * slab loop), the tile one vector narrower than a warp's 32 */
+     * slab loop), the tile one vector narrower than the BX lanes' vectors */
     static_assert(!PH || (VEC * sizeof(T) == 16 && !EXT && !STG && !SUP), "PH: 16-byte items");
     static_assert(OPNN_CUDA_SHIFT_RANGES > 3 && OPNN_CUDA_SHIFT_RANGES != OPNN_CUDA_UNROLL,
                   "PH: a ranges value of its own");
@@ -1820,9 +1822,11 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
     constexpr int NACC = ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll && !PH ? kUnroll
                          : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2            ? 2
                                                                               : 1;
-    /* PH: a row of VEC more for each of the block's rows (16 at most), for the phases' shifts */
+    /* PH: a row of VEC more for each of the block's rows (kBlock / kShiftMinLanes at most), for
+     * the phases' shifts */
     constexpr int PV = PH ? VEC : 0;
-    __shared__ __align__(16) unsigned char s_raw[(kBlock * VEC + kBlock / 16 * PV) * sizeof(A)];
+    __shared__ __align__(
+        16) unsigned char s_raw[(kBlock * VEC + kBlock / kShiftMinLanes * PV) * sizeof(A)];
     __shared__ int s_last;
     /* STG: a thread's accumulators a lane of its vectors, for the columns' tree */
     __shared__ __align__(16) unsigned char s_slot[STG ? kBlock * 16 / sizeof(T) * sizeof(A) : 16];
@@ -2115,7 +2119,7 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
             __syncthreads();
         }
 
-        /* res[e] is column oc + e of the tile's (PH: lanes 1 to 31), column t0 + oc + e */
+        /* res[e] is column oc + e of the tile's (PH: lanes 1 to BX - 1), column t0 + oc + e */
         const int64_t t0 = tile * WT, ncols = min(WT, p.b - t0), oc = tx * VEC - PV;
         const bool own = ty == 0 && (!PH || tx > 0);
         if (p.split == 1) {
@@ -2656,7 +2660,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
          * otherwise. */
         const bool shift =
             ext_vec && l.ranges == OPNN_CUDA_SHIFT_RANGES && !ext && !sup && l.vec == V &&
-            (a.bx == 16 || a.bx == 32) && a.tiles * (a.bx - 1) * V >= a.b &&
+            (a.bx == kShiftMinLanes || a.bx == 32) && a.tiles * (a.bx - 1) * V >= a.b &&
             (uintptr_t)in % sizeof(T) == 0 && block.x / a.bx * sizeof(T) % 16 == 0 &&
             (a.r == 1 || a.r_stride >= a.b) &&
             (a.a == 1 || a.a_stride == 0 || a.a_stride >= (a.r - 1) * a.r_stride + a.b);
