@@ -79,6 +79,11 @@
  * floats 25.9-26.3 in session 15), [8217, 1021] (34 MB) 17.3-18.3 (the fold in the last tile
  * 16.6-16.8), [13000, 2501] (130 MB) 39.8-40.4 (42.0-42.4; H200) */
 #define SUPER_MIN_BYTES (32 << 20)
+/* The shift plan's last tiles (plan_shift_tail) are split into slices of at least this many
+ * rows a thread: 4 (one round of loads) against 16, us: f16 [32, 1001, 3001] over 1 56.5 against
+ * 55.0, f64 [24, 1000, 1001] 52.2 against 50.7, [46, 1001, 1001] 50.8 against 50.0, f16 [34,
+ * 1001, 3001] 57.3 against 57.7 (H200) */
+#define SHIFT_TAIL_MIN_ROWS 16
 /* A split within this fraction of the ideal is good enough (a 4% tail at most). */
 #define WAVE_EFF_GOOD 0.96
 
@@ -770,6 +775,39 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
     return 1;
 }
 
+/* A shift plan of whole tiles (no split) at a warp a row whose units overrun the last full wave
+ * of slots: the tiles past the full waves are split (launch.whole: the tiles before them stay
+ * whole), into as many slices as make one wave of them at most, each of SHIFT_TAIL_MIN_ROWS rows
+ * a thread or more. Those tiles start only as the first finish and then run nearly alone: f16
+ * [30, 1001, 3001] over 1 (390 units, one wave) ran 49.2 us, [32, 1001, 3001] (416) 58.9. Split
+ * against whole (H200, session 25, us): f16 [32, 1001, 3001] 58.7 -> 55.0, [34, 1001, 3001] 60.8
+ * -> 57.7, [36, 1001, 3001] 62.1 -> 60.0, [40, 1001, 3001] 65.8 -> 64.6, [48, 1001, 1001] 54.1 ->
+ * 52.0, [46, 1001, 1001] 53.0 -> 50.0, f64 [24, 1000, 1001] 54.5 -> 50.7, [64, 1001, 3001] 178.3
+ * -> 177.8. At half a warp a row it was slower: f16 [24, 1001, 2001] 34.0 -> 35.4 (12 tiles past
+ * the wave in 15 slices), [32, 1001, 1001] 36.8 -> 38.5 (148 in 2); why was not measured. */
+static void plan_shift_tail(opnn_reduce_plan *p, const opnn_device_props *props)
+{
+    opnn_launch *l = &p->launch;
+    int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
+    int64_t left = l->units % slots, by = OPNN_CUDA_BLOCK / l->sub, split, rows;
+
+    if (l->sub != 32 || l->split != 1 || l->units <= slots || left == 0)
+        return;
+    split = imin(slots / left, p->r / (by * SHIFT_TAIL_MIN_ROWS));
+    if (split < 2)
+        return;
+    rows = cdiv(p->r, split);
+    split = cdiv(p->r, rows);
+    l->whole = l->units - left;
+    l->split = split;
+    l->chunk = rows;
+    l->units = l->whole + left * split;
+    l->grid_x = l->units;
+    /* partials of the split tiles' sub vectors (tiles of sub single elements when the launcher
+     * falls back to them leave every tile whole) */
+    launch_workspace(l, left * l->sub * l->vec * split, left);
+}
+
 /* Rows that start off 16 bytes at single elements (vec 1: f32 rows 4 bytes off, f16 2, f64 8)
  * that no run or super-row plan takes, the view's rows in order and each at least 31 vectors
  * wide: each row read as the aligned 16-byte vectors that cover it, sub lanes a row, in tiles of
@@ -788,7 +826,8 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
  * against 39.0). Half a warp against single elements: f16 [128, 1001, 257] 29.4 -> 24.2 us, f16
  * [32, 1001, 2001] 45.2 -> 40.8, [32, 1001, 1001] 38.7 -> 37.2, f64 [16, 1001, 1001] 36.0 ->
  * 37.0 (so not for 8-byte elements); against a warp where both have the units, slower: f16 [64,
- * 2001, 1001] 68.0 -> 71.7, [128, 1001, 1001] 123.8 -> 127.2 (H200, session 24). */
+ * 2001, 1001] 68.0 -> 71.7, [128, 1001, 1001] 123.8 -> 127.2 (H200, session 24). A warp a row's
+ * tiles past the last full wave are split (plan_shift_tail). */
 static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props, int family,
                             int64_t r1, int64_t vec)
 {
@@ -804,6 +843,7 @@ static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props,
                        OPNN_CUDA_BLOCKS_PER_SM_INNER, 1, sub);
         if (4 * p->launch.units >= 3 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER)) {
             p->launch.ranges = OPNN_CUDA_SHIFT_RANGES;
+            plan_shift_tail(p, props);
             return 1;
         }
     }

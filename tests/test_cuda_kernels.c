@@ -82,6 +82,7 @@ static void fill_host(ts_rng *rng, void *h, DLDataType t, int64_t n, opnn_reduce
 typedef struct run_result {
     bool ran;       /* false: the family cannot serve this plan */
     bool shift;     /* the plan read rows off 16 bytes as covering vectors */
+    bool tail;      /* ... with whole tiles, then split ones (launch.whole) */
     void *host_out; /* outputs (malloc'ed), for determinism checks */
     size_t out_bytes;
 } run_result;
@@ -92,7 +93,7 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
                               fill_kind fk, uint64_t seed, cudaStream_t stream,
                               opnn_cuda_state **state)
 {
-    run_result res = {false, false, NULL, 0};
+    run_result res = {false, false, false, NULL, 0};
     size_t es = ts_dtype_size(t);
     const int64_t *st = c->has_strides ? c->strides : NULL;
     int64_t storage = ts_storage_elems(c->ndim, c->shape, st) + c->offset;
@@ -119,6 +120,7 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
     res.ran = true;
     res.shift =
         plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == OPNN_CUDA_SHIFT_RANGES;
+    res.tail = res.shift && plan.launch.whole > 0;
     snprintf(what, sizeof what, "%s %s %s family %s (class %s, seed %llu)", c->name,
              kind_names[kind], ts_dtype_name(t), opnn__cuda_family_name(plan.launch.family),
              opnn__reduce_class_name(plan.cls), (unsigned long long)seed);
@@ -350,8 +352,12 @@ static const shape_case family_cases[] = {
  * column of 5 rows whose first row is also its last; a middle of 1001 columns (f32 rows at 4
  * phases, f16 at 8). These take a warp a row; half a warp (test_plan's
  * launch__shift_test_shapes): columns of 5 rows, 301 wide (f32, i32) and 501 wide (f16, bf16),
- * and columns of 257 split, 1109 rows (f32, i32) and 1734 (f16, bf16). Reads outside the tensor
- * leave the results as they are: memcheck (RESULTS.md) is what checks them. */
+ * and columns of 257 split, 1109 rows (f32, i32) and 1734 (f16, bf16). The "_tail_" shapes make
+ * a few more tiles than a wave of slots, and the planner splits those last ones only
+ * (launch.whole): a column of 1601 (700 rows in 5 slices, f64 3, the view's last row in the
+ * last slice, offset 1); 3 slabs of 999 columns, the third's last tiles in 2 slices.
+ * Reads outside the tensor leave the results as they are: memcheck (RESULTS.md) is what checks
+ * them. */
 static const shape_case shift_cases[] = {
     {"middle_shift_split", 3, S(3, 4001, 259), S(0), false, 1, S(1), 1},
     {"col_shift_split_491", 2, S(8001, 491), S(0), false, 1, S(0), 1},
@@ -362,6 +368,8 @@ static const shape_case shift_cases[] = {
     {"middle_shift_gaps", 3, S(4, 200, 333), S(70201, 351, 1), true, 1, S(1), 1},
     {"col_shift_short", 2, S(5, 1001), S(0), false, 1, S(0), 1},
     {"middle_shift_1001", 3, S(5, 301, 1001), S(0), false, 1, S(1), 0},
+    {"col_shift_tail_1601", 2, S(700, 1601), S(0), false, 1, S(0), 1},
+    {"middle_shift_tail_999", 3, S(3, 300, 999), S(0), false, 1, S(1), 0},
 };
 #define NUM_SHIFT_CASES (sizeof shift_cases / sizeof shift_cases[0])
 /* shift_cases planned for a device of 4 SMs */
@@ -1094,7 +1102,7 @@ static void shift__every_kind_dtype(void **state)
     uint64_t seed = ts_seed(c->name);
     const char *floats[] = {"f32", "f64", "f16", "bf16"};
     const opnn_reduce_kind special[] = {OPNN_REDUCE_MAX, OPNN_REDUCE_MIN, OPNN_REDUCE_SUM};
-    int shifted = 0;
+    int shifted = 0, tails = 0;
 
     NEED_CUDA();
     small = g_props;
@@ -1108,6 +1116,7 @@ static void shift__every_kind_dtype(void **state)
                 run_result r = run_checked(c, ts_dtype(dtype_names[d]), (opnn_reduce_kind)k, family,
                                            FILL_RANDOM, seed + d * 7 + (uint64_t)k, 0, &cs);
                 shifted += r.shift;
+                tails += r.tail;
                 free(r.host_out);
             }
         for (size_t d = 0; d < 4; d++)
@@ -1115,12 +1124,15 @@ static void shift__every_kind_dtype(void **state)
                 run_result r = run_checked(c, ts_dtype(floats[d]), special[k], family, FILL_SPECIAL,
                                            seed + (uint64_t)family * 17 + d * 3 + k, 0, &cs);
                 shifted += r.shift;
+                tails += r.tail;
                 free(r.host_out);
             }
     }
     g_plan_props = &g_props;
     opnn_cuda_state_destroy(cs);
     assert_true(shifted > 0);
+    if (strstr(c->name, "_tail_"))
+        assert_true(tails > 0);
 }
 
 /* teardown of shift__every_kind_dtype, also after a failed check */

@@ -1265,13 +1265,27 @@ static void check_launch(const opnn_reduce_plan *p)
     if (l->split > 1)
         assert_true(l->partial_bytes > 0 && l->ncounters > 0);
     /* rows off 16 bytes read as covering vectors: tiles of sub - 1 vectors cover the columns,
-     * and a split's workspace also holds the launcher's fallback, tiles of sub single elements */
-    if (l->kernel == OPNN_KERNEL_OUTER && l->ranges == OPNN_CUDA_SHIFT_RANGES) {
+     * and a split's workspace also holds the launcher's fallback, tiles of sub single elements
+     * (only shift plans have whole tiles before split ones) */
+    if (!(l->kernel == OPNN_KERNEL_OUTER && l->ranges == OPNN_CUDA_SHIFT_RANGES))
+        assert_int_equal(l->whole, 0);
+    else {
         const int64_t tiles1 = (p->b + l->sub - 1) / l->sub;
+        const int64_t nt = p->a * l->tiles, split_tiles = nt - l->whole;
 
         assert_true(l->tiles * (l->sub - 1) * l->vec >= p->b);
-        assert_int_equal(l->units, p->a * l->tiles * l->split);
-        if (l->split > 1) {
+        assert_int_equal(l->units, l->whole + split_tiles * l->split);
+        /* whole tiles first: the split ones are fewer than a wave and cut in slices of rows,
+         * which the fallback does not need (it reads every tile whole) */
+        assert_true(l->whole >= 0 && l->whole < nt);
+        if (l->whole > 0) {
+            assert_true(l->split > 1 && split_tiles * l->split <= 3 * 132);
+            assert_true(l->chunk * (l->split - 1) < p->r && l->chunk * l->split >= p->r);
+            assert_true(l->sub == 32 && l->chunk >= 16 * (OPNN_CUDA_BLOCK / l->sub));
+            assert_true(l->ncounters >= split_tiles);
+            assert_true(l->partial_bytes >= (size_t)(split_tiles * l->sub * l->vec * l->split) *
+                                                OPNN_CUDA_MAX_ACC_BYTES);
+        } else if (l->split > 1) {
             assert_true(l->ncounters >= p->a * (l->tiles > tiles1 ? l->tiles : tiles1));
             assert_true(l->partial_bytes >=
                         (size_t)(p->a * tiles1 * l->sub * l->split) * OPNN_CUDA_MAX_ACC_BYTES);
@@ -1313,38 +1327,47 @@ static void h200_launch_strided(opnn_reduce_plan *p, int32_t ndim, const int64_t
 }
 
 /* The shapes of test_cuda_kernels' shift_cases that take half a warp a row, planned as there
- * (for a device of 2 or 4 SMs), and one that takes a warp: the GPU test runs both widths, split
+ * (for a device of 2 or 4 SMs), one that takes a warp, and the "_tail_" ones, whose last tiles
+ * alone are split: the GPU test runs both widths, split and not, whole tiles before split ones
  * and not. */
 static void launch__shift_test_shapes(void **state)
 {
     static const struct {
-        int64_t shape[2];
+        int64_t shape[3];
         int sms;
         const char *dtype;
         int sub;
         bool split;
+        bool whole; /* whole tiles, then split ones */
     } cases[] = {
-        {{5, 301}, 2, "f32", 16, false},   {{5, 301}, 2, "i32", 16, false},
-        {{5, 501}, 2, "f16", 16, false},   {{5, 501}, 2, "bf16", 16, false},
-        {{1109, 257}, 4, "f32", 16, true}, {{1109, 257}, 4, "i32", 16, true},
-        {{1734, 257}, 4, "f16", 16, true}, {{1734, 257}, 4, "bf16", 16, true},
-        {{8001, 491}, 2, "f32", 32, true}, {{8001, 491}, 2, "f16", 32, true},
-        {{8001, 491}, 2, "f64", 32, true}, {{5, 501}, 2, "f32", 32, false},
+        {{5, 301}, 2, "f32", 16, false, false},    {{5, 301}, 2, "i32", 16, false, false},
+        {{5, 501}, 2, "f16", 16, false, false},    {{5, 501}, 2, "bf16", 16, false, false},
+        {{1109, 257}, 4, "f32", 16, true, false},  {{1109, 257}, 4, "i32", 16, true, false},
+        {{1734, 257}, 4, "f16", 16, true, false},  {{1734, 257}, 4, "bf16", 16, true, false},
+        {{8001, 491}, 2, "f32", 32, true, false},  {{8001, 491}, 2, "f16", 32, true, false},
+        {{8001, 491}, 2, "f64", 32, true, false},  {{5, 501}, 2, "f32", 32, false, false},
+        {{700, 1601}, 2, "f32", 32, true, true},   {{700, 1601}, 2, "f64", 32, true, true},
+        {{700, 1601}, 2, "f16", 32, true, true},   {{700, 1601}, 2, "bf16", 32, true, true},
+        {{3, 300, 999}, 2, "f32", 32, true, true}, {{3, 300, 999}, 2, "f16", 32, true, true},
+        {{3, 300, 999}, 2, "i64", 32, true, true},
     };
-    const int64_t ax0[1] = {0};
+    const int64_t ax0[1] = {0}, ax1[1] = {1};
     (void)state;
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         opnn_device_props small = h200;
         opnn_reduce_plan p;
+        const bool middle = cases[i].shape[2] > 0;
 
         small.sm_count = cases[i].sms;
-        plan_dtype_for(&p, 2, cases[i].shape, 1, ax0, ts_dtype(cases[i].dtype));
+        plan_dtype_for(&p, middle ? 3 : 2, cases[i].shape, 1, middle ? ax1 : ax0,
+                       ts_dtype(cases[i].dtype));
         opnn__reduce_plan_launch(&p, &small);
         check_launch(&p);
         assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
         assert_int_equal(p.launch.sub, cases[i].sub);
         assert_int_equal(p.launch.split > 1, cases[i].split);
+        assert_int_equal(p.launch.whole > 0, cases[i].whole);
     }
 }
 
@@ -1716,10 +1739,28 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.vec, 4);
     assert_int_equal(p.launch.sub, 16);
     assert_int_equal(p.launch.tiles, 17);
+    /* 544 tiles at half a warp a row: all whole (plan_shift_tail splits a warp a row's only) */
+    assert_int_equal(p.launch.whole, 0);
     assert_int_equal(p.launch.units, 32 * 17 * p.launch.split);
-    if (p.launch.split > 1)
-        assert_true(p.launch.partial_bytes >=
-                    (size_t)(32 * 17 * 64 * p.launch.split) * OPNN_CUDA_MAX_ACC_BYTES);
+    /* f16 [32, 1001, 3001]: 13 tiles of 31 vectors, 416; the 20 past the first wave in 7
+     * slices of 143 rows (16 rows a thread); 30 slabs, 390 tiles, one wave, are all whole */
+    const int64_t m3001[3] = {32, 1001, 3001}, m3001_30[3] = {30, 1001, 3001};
+    h200_launch(&p, 3, m3001, 1, ax1, "f16");
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.tiles, 13);
+    assert_int_equal(p.launch.whole, 3 * 132);
+    assert_int_equal(p.launch.split, 7);
+    assert_int_equal(p.launch.chunk, 143);
+    assert_int_equal(p.launch.units, 3 * 132 + 20 * 7);
+    assert_int_equal(p.launch.grid_x, p.launch.units);
+    assert_true(p.launch.partial_bytes >= (size_t)(20 * 7 * 256) * OPNN_CUDA_MAX_ACC_BYTES);
+    assert_true(p.launch.ncounters >= 20);
+    h200_launch(&p, 3, m3001_30, 1, ax1, "f16");
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p.launch.whole, 0);
+    assert_int_equal(p.launch.split, 1);
+    assert_int_equal(p.launch.units, 30 * 13);
     h200_launch(&p, 3, m16, 1, ax1, "f64");
     assert_int_equal(p.launch.vec, 1);
     assert_true(p.launch.ranges != OPNN_CUDA_SHIFT_RANGES);
@@ -1826,7 +1867,7 @@ static void launch__every_family_within_limits(void **state)
 {
     static const char *const dts[] = {"f32", "f16", "bf16", "f64", "i32", "i64"};
     ts_rng rng = {ts_seed("launch__every_family_within_limits")};
-    int admitted[OPNN_FAMILY_COUNT_] = {0}, shifted = 0;
+    int admitted[OPNN_FAMILY_COUNT_] = {0}, shifted = 0, tails = 0;
     (void)state;
 
     for (int iter = 0; iter < 4000; iter++) {
@@ -1853,6 +1894,7 @@ static void launch__every_family_within_limits(void **state)
         check_launch(&q);
         shifted +=
             q.launch.kernel == OPNN_KERNEL_OUTER && q.launch.ranges == OPNN_CUDA_SHIFT_RANGES;
+        tails += q.launch.whole > 0;
         for (int f = 0; f < OPNN_FAMILY_COUNT_; f++) {
             q = p;
             if (!opnn__reduce_launch_family(&q, &h200, f))
@@ -1864,8 +1906,8 @@ static void launch__every_family_within_limits(void **state)
     }
     for (int f = 0; f < OPNN_FAMILY_COUNT_; f++)
         print_message("[ info ] %-18s %d\n", opnn__cuda_family_name(f), admitted[f]);
-    print_message("[ info ] shift plans       %d\n", shifted);
-    assert_true(shifted > 0); /* their invariants (check_launch) were exercised */
+    print_message("[ info ] shift plans       %d (%d with whole tiles)\n", shifted, tails);
+    assert_true(shifted > 0 && tails > 0); /* their invariants (check_launch) were exercised */
 }
 
 /* ROW_TILE's geometry for every row length it takes, in every dtype: a pack of P rows ends on a

@@ -50,7 +50,10 @@ extern "C" {
 ///    16-byte vectors that cover them, launch.sub (32 or 16) lanes a row, in tiles of sub - 1
 ///    vectors' columns (a version 12 launcher read them as tiles of sub vectors; an earlier
 ///    version 13 launcher, which took sub 32 only, reads a sub 16 plan as single elements).
-#define OP_ABI_VERSION 13u
+/// 14: opnn_launch.whole: a shift plan (OUTER's OPNN_CUDA_SHIFT_RANGES) may read its first
+///    `whole` tiles unsplit and split only the tiles after them, the last wave's (a version 13
+///    launcher would split every tile, with too small a workspace).
+#define OP_ABI_VERSION 14u
 
 /// Attribute value types.
 typedef enum op_attr_type {

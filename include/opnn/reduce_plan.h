@@ -136,6 +136,11 @@ typedef struct opnn_launch {
                                for rows off 16 bytes read as the vectors that cover them (sub
                                32 or 16, tiles of sub - 1 vectors' columns), else
                                a block a unit */
+    int64_t whole;          /* OUTER, OPNN_CUDA_SHIFT_RANGES: units 0 .. whole - 1 are whole
+                               tiles (tile index = unit, every row, no partials); the a * tiles
+                               - whole tiles after them are split, `split` slices of `chunk`
+                               rows each, with their own partials and counters; units is whole
+                               + (a * tiles - whole) * split. 0 elsewhere (every tile split) */
     int64_t ncounters;      /* arrival counters the launch uses (self-resetting) */
     size_t partial_bytes;   /* partial results the launch writes and combines */
     size_t workspace_bytes; /* partial_bytes + counters */

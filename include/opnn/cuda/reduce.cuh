@@ -1543,7 +1543,9 @@ struct outer_args {
     int64_t per_slab; /* slices of one slab: ceil(r / rows) */
     int warp_units;   /* a warp a unit (bx < 32, split 1), else a block */
     int tiles_first;  /* units in the order (slice, tile), else (tile, slice) */
-    int64_t units;    /* a * tiles * split */
+    int64_t whole;    /* PH: units 0 .. whole - 1 are tiles 0 .. whole - 1, every row, written
+                         out directly; the tiles after them are split (units after whole) */
+    int64_t units;    /* whole + (a * tiles - whole) * split */
     void *partials;
     unsigned *counters;
     /* super-rows (SUP, the planner's ranges 3): [A, R, B] is the view of rows of sk rows of ob
@@ -1861,13 +1863,19 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
                       0};
 
     for (int64_t unit = u0; unit < p.units; unit += ustep) {
+        /* PH: the first `whole` tiles unsplit, then the split ones' (tile, slice) units */
+        const bool whole = PH && unit < p.whole;
+        const int64_t w0 = PH ? p.whole : 0, su = unit - w0;
         int64_t t, slice;
-        if (p.tiles_first) {
-            slice = udiv(unit, p.a * p.tiles);
-            t = unit - slice * (p.a * p.tiles);
+        if (whole) {
+            t = unit;
+            slice = 0;
+        } else if (p.tiles_first) {
+            slice = udiv(su, p.a * p.tiles - w0);
+            t = w0 + su - slice * (p.a * p.tiles - w0);
         } else {
-            t = udiv(unit, p.split);
-            slice = unit - t * p.split;
+            t = w0 + udiv(su, p.split);
+            slice = su - (t - w0) * p.split;
         }
         const int64_t ai = udiv(t, p.tiles), tile = t - ai * p.tiles;
         const int64_t b0 = tile * W + (int64_t)tx * VEC;
@@ -1876,7 +1884,7 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
         const int64_t sq = EXT ? udiv(slice, p.per_slab) : 0;
         const int64_t piece = slice - sq * p.per_slab;
         const int64_t s_lo = sq * p.slabs, s_hi = EXT ? min(p.r1, s_lo + p.slabs) : 1;
-        const int64_t r_lo = piece * p.rows, r_hi = min(p.r, r_lo + p.rows);
+        const int64_t r_lo = piece * p.rows, r_hi = whole ? p.r : min(p.r, r_lo + p.rows);
         /* SUP: the reduction index of super-row r's element e is the row of the sk that holds
          * column b0 + e (jx of them before b0's, the next from e == jb); only ops that take
          * indices keep it */
@@ -2122,7 +2130,7 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
         /* res[e] is column oc + e of the tile's (PH: lanes 1 to BX - 1), column t0 + oc + e */
         const int64_t t0 = tile * WT, ncols = min(WT, p.b - t0), oc = tx * VEC - PV;
         const bool own = ty == 0 && (!PH || tx > 0);
-        if (p.split == 1) {
+        if (p.split == 1 || whole) {
             if (own)
 #pragma unroll
                 for (int e = 0; e < VEC; e++)
@@ -2131,13 +2139,14 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
             continue;
         }
 
-        /* partials of this tile: [split][W] (PH: the first W - VEC of each) */
-        A *parts = static_cast<A *>(p.partials) + (ai * p.tiles + tile) * p.split * W;
+        /* partials of this tile: [split][W] (PH: the first W - VEC of each), of the split tiles
+         * (PH: those after the whole ones) */
+        A *parts = static_cast<A *>(p.partials) + (t - w0) * p.split * W;
         if (own)
 #pragma unroll
             for (int e = 0; e < VEC; e++)
                 parts[slice * W + oc + e] = res[e];
-        if (!arrive_last(p.counters + ai * p.tiles + tile, (unsigned)p.split, &s_last))
+        if (!arrive_last(p.counters + (t - w0), (unsigned)p.split, &s_last))
             continue;
 
         /* the last block: each column's slices in order (SUP: the planner always splits) */
@@ -2601,6 +2610,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.per_slab = (a.r + a.rows - 1) / a.rows;
         a.warp_units = l.ranges == 1;
         a.units = l.units;
+        a.whole = 0;
         a.partials = ws.partials;
         a.counters = ws.counters;
         a.sk = 1;
@@ -2664,6 +2674,24 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             (uintptr_t)in % sizeof(T) == 0 && block.x / a.bx * sizeof(T) % 16 == 0 &&
             (a.r == 1 || a.r_stride >= a.b) &&
             (a.a == 1 || a.a_stride == 0 || a.a_stride >= (a.r - 1) * a.r_stride + a.b);
+        if (l.whole != 0 &&
+            (l.ranges != OPNN_CUDA_SHIFT_RANGES || l.whole < 0 || l.whole > a.a * a.tiles ||
+             l.units != l.whole + (a.a * a.tiles - l.whole) * a.split)) {
+            if (msg && msg_len)
+                snprintf(msg, msg_len,
+                         "CUDA reduce: an OUTER plan of %lld whole tiles of %lld, split %lld, "
+                         "%lld units (ranges %d)",
+                         (long long)l.whole, (long long)(a.a * a.tiles), (long long)a.split,
+                         (long long)l.units, l.ranges);
+            return OP_ERR_INTERNAL;
+        }
+        if (shift) {
+            a.whole = l.whole;
+        } else if (l.whole > 0) { /* single elements: every tile whole (no workspace for them) */
+            a.split = 1;
+            a.rows = a.r;
+            a.per_slab = 1;
+        }
         int item = l.vec >= 1 && l.vec <= V ? l.vec : 1;
         while (!shift && item > 1 && (uintptr_t)in % ((uintptr_t)item * sizeof(T)) != 0)
             item /= 2;
