@@ -73,12 +73,21 @@
 /* Super-rows (plan_outer_super): at most this many k * B results to fold (f16 [100001, 2501]:
  * 20008), so B is at most 64 chunks of the fold (OPNN_CUDA_SUPER_FOLD_COLS). */
 #define SUPER_MAX_FOLD (64 * 1024)
-/* Super-rows read at least this much. Below it they have too few rows for slices enough:
- * [4100, 1021] over 0 (f32, 17 MB) ran 16.0 us as 64 blocks of super-rows against 10.9 as 256
- * of single floats. With the fold by chunks, [16433, 1021] (67 MB) ran 25.9-26.7 us (single
- * floats 25.9-26.3 in session 15), [8217, 1021] (34 MB) 17.3-18.3 (the fold in the last tile
- * 16.6-16.8), [13000, 2501] (130 MB) 39.8-40.4 (42.0-42.4; H200) */
+/* Super-rows read at least SUPER_MIN_BYTES, and this much an SM (405 MB on an H200). Below 32
+ * MB they have too few rows for slices enough: [4100, 1021] over 0 (f32, 17 MB) ran 16.0 us as
+ * 64 blocks of super-rows against 10.9 as 256 of single floats. Below the other bound their
+ * fold, a tail of a few microseconds, costs more than they save: against the plan each shape
+ * gets without them (H200, session 25, us), [8217, 1021] over 0 (f32, 34 MB) 18.8 against
+ * 16.4, [16433, 1021] 26.6 against 24.8, [13000, 2501] 41.1 against 38.7, [125000, 257] 41.6
+ * against 39.6, f16 [250000, 259] 45.1 against 43.2, f16 [400000, 259] (207 MB) 62.7 against
+ * 61.5, f16 [50000, 2501] 71.2 against 68.7, [26000, 2501] (260 MB) 70.1 against 68.8,
+ * [250000, 257] (257 MB) 70.5 against 70.9, [40000, 2501] (400 MB) 101.0 against 100.3; and
+ * above it the other way: [400000, 257] (411 MB) 105.2 against 110.0, f16 [100001, 2501] 127.4
+ * against 128.3, f16 [1000000, 259] 133.1 against 141.5, [1000000, 257] 246.0 against 267.5,
+ * f16 [3000000, 301] 427.5 against 500. The fold's tail is a fixed time, the rest the bytes an
+ * SM reads. */
 #define SUPER_MIN_BYTES (32 << 20)
+#define SUPER_MIN_BYTES_PER_SM ((int64_t)3000 << 10)
 /* The shift plan's last tiles (plan_shift_tail) are split into slices of at least this many
  * rows a thread: 4 (one round of loads) against 16, us: f16 [32, 1001, 3001] over 1 56.5 against
  * 55.0, f64 [24, 1000, 1001] 52.2 against 50.7, [46, 1001, 1001] 50.8 against 50.0, f16 [34,
@@ -754,12 +763,14 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
      * 8-byte items, and as super-rows of 2 were slower: f32 [100000, 2502] over 0 235 us
      * against 238, f16 [100000, 2500] 124 against 131, H200); a super-row of 32 vectors or more
      * (a warp across it), 64 of them a column or more; the fold's values at most SUPER_MAX_FOLD
-     * and a 4096th of the input, which is SUPER_MIN_BYTES or more. Super-rows of 32 or 64 bytes
+     * and a 4096th of the input, which is SUPER_MIN_BYTES and SUPER_MIN_BYTES_PER_SM an SM or
+     * more. Super-rows of 32 or 64 bytes
      * (k 8 or 16, to start every row on a 32-byte sector) ran 2-8% slower with the same kernel
      * ([100001, 2501] f16 150 us against 138); below 32 MB, with more slices for the rows' fewer
      * super-rows, 60-90% slower ([4100, 1021] f32 19.5 us against 11.7; H200) */
     if (k < 4 || k * row < 512 || p->r / k < 64 || p->a * k * b > SUPER_MAX_FOLD ||
-        p->a * k * b * 4096 > bytes || bytes < SUPER_MIN_BYTES)
+        p->a * k * b * 4096 > bytes || bytes < SUPER_MIN_BYTES ||
+        bytes < SUPER_MIN_BYTES_PER_SM * (props && props->sm_count > 0 ? props->sm_count : 1))
         return 0;
     /* its kernel is compiled for 3 blocks an SM (reduce.cuh); the fold follows the last block
      * of a tile's split, so always a split (of 2 at least: the partials are 2 * 4 bytes a

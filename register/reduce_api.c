@@ -1,5 +1,7 @@
 /* The reduce building blocks of opnn/reduce.h: attributes, shape inference, and planning with
  * the context's plan cache. The built-in reduce ops use them exactly as a plugin does. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/context_impl.h"
@@ -97,6 +99,28 @@ static op_status opnn__cuda_pointer_ok(op_kernel_ctx *kc, const void *p, const c
     return st;
 }
 
+/* OPNN_CUDA_PLAN_SMS=N in the environment: CUDA plans are made as if the device had N of its
+ * SMs (1 to all of them), for tests and tuning; every plan is correct on any device, only its
+ * speed changes. Read when a plan is made (a context's cached plans keep theirs). */
+static op_status opnn__plan_sms(op_kernel_ctx *kc, opnn_device_props *props)
+{
+    const char *v = getenv("OPNN_CUDA_PLAN_SMS");
+    char *end = NULL;
+    long n;
+
+    if (!v)
+        return OP_OK;
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || n < 1 || n > props->sm_count)
+        return op_kernel_fail(kc, OP_ERR_INVALID_ARGUMENT,
+                              "OPNN_CUDA_PLAN_SMS is \"%s\": it must be a count of SMs from 1 to "
+                              "the device's %d",
+                              v, props->sm_count);
+    props->sm_count = (int)n;
+    return OP_OK;
+}
+
 static void *opnn__data(const DLTensor *t)
 {
     return t->data ? (char *)t->data + t->byte_offset : NULL;
@@ -165,8 +189,12 @@ op_status op_reduce_prepare(op_kernel_ctx *kc, uint32_t mask, op_reduce_call *ca
         st = opnn__reduce_plan_init(fresh, &req, ctx->msg, sizeof(ctx->msg));
         if (st != OP_OK)
             return st;
-        if (dev == kDLCUDA)
+        if (dev == kDLCUDA) {
+            st = opnn__plan_sms(kc, &props);
+            if (st != OP_OK)
+                return st;
             opnn__reduce_plan_launch(fresh, &props);
+        }
         opnn__plan_cache_put(ctx, &key, fresh);
         plan = fresh; /* the cache holds a copy; the scratch one lives until the next call */
     }

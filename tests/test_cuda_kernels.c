@@ -83,6 +83,7 @@ typedef struct run_result {
     bool ran;       /* false: the family cannot serve this plan */
     bool shift;     /* the plan read rows off 16 bytes as covering vectors */
     bool tail;      /* ... with whole tiles, then split ones (launch.whole) */
+    bool super;     /* the plan read k rows off 16 bytes as one row (super-rows, ranges 3) */
     void *host_out; /* outputs (malloc'ed), for determinism checks */
     size_t out_bytes;
 } run_result;
@@ -93,7 +94,7 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
                               fill_kind fk, uint64_t seed, cudaStream_t stream,
                               opnn_cuda_state **state)
 {
-    run_result res = {false, false, false, NULL, 0};
+    run_result res = {false, false, false, false, NULL, 0};
     size_t es = ts_dtype_size(t);
     const int64_t *st = c->has_strides ? c->strides : NULL;
     int64_t storage = ts_storage_elems(c->ndim, c->shape, st) + c->offset;
@@ -121,6 +122,7 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
     res.shift =
         plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == OPNN_CUDA_SHIFT_RANGES;
     res.tail = res.shift && plan.launch.whole > 0;
+    res.super = plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 3;
     snprintf(what, sizeof what, "%s %s %s family %s (class %s, seed %llu)", c->name,
              kind_names[kind], ts_dtype_name(t), opnn__cuda_family_name(plan.launch.family),
              opnn__reduce_class_name(plan.cls), (unsigned long long)seed);
@@ -249,11 +251,9 @@ static const shape_case family_cases[] = {
     {"col_odd_49", 2, S(4001, 49), S(0), false, 1, S(0), 0},
     {"col_odd_257_split", 2, S(6001, 257), S(0), false, 1, S(0), 0},
     {"col_odd_offset", 2, S(1001, 2501), S(0), false, 1, S(0), 3},
-    /* super-rows (32 MB or more, one slab): rows off 16 bytes, k of them (k * row a multiple of
-     * 16) one row of 16-byte loads, the k sub-columns and the rows left over folded by the last
-     * tile: a row left over (f32 and i32 k 4, f16 and bf16 8); middle views of 2 aligned slabs,
-     * plain and gapped with 3 rows past a multiple of 4 (columns of single floats) */
-    {"col_super_left", 2, S(16433, 1021), S(0), false, 1, S(0), 0},
+    /* middle views of 2 aligned slabs of rows off 16 bytes, plain and gapped with 3 rows past a
+     * multiple of 4, which super-rows do not take (columns of single floats; super-rows:
+     * super_cases_8sm) */
     {"middle_super", 3, S(2, 4096, 1025), S(0), false, 1, S(1), 0},
     {"middle_super_gapped", 3, S(2, 4099, 1025), S(4100 * 1025, 1025, 1), true, 1, S(1), 0},
     {"col_padded_b4", 2, S(300, 4), S(5, 1), true, 1, S(0), 0},
@@ -378,6 +378,13 @@ static const shape_case shift_cases_4sm[] = {
     {"col_shift_half_warp_split_1734", 2, S(1734, 257), S(0), false, 1, S(0), 1},
 };
 #define NUM_SHIFT_CASES_4SM (sizeof shift_cases_4sm / sizeof shift_cases_4sm[0])
+/* Super-rows, planned for a device of 8 SMs (on the real one they take 3000 KB an SM, 405 MB on
+ * an H200, and these shapes other plans): k rows off 16 bytes read as one row of 16-byte loads,
+ * a row left over (f32 and i32 k 4, f16 and bf16 8, 34 MB or more) */
+static const shape_case super_cases_8sm[] = {
+    {"col_super_left", 2, S(16433, 1021), S(0), false, 1, S(0), 0},
+};
+#define NUM_SUPER_CASES_8SM (sizeof super_cases_8sm / sizeof super_cases_8sm[0])
 
 /* Shapes of millions of elements, for the planner's plan only (every kind and dtype). */
 static const shape_case planner_cases[] = {
@@ -582,16 +589,22 @@ static void determinism__split_families_bitwise(void **state)
         {"det_col_split", 2, S(20000, 300), S(0), false, 1, S(0), 0},
         {"det_col_narrow", 2, S(200000, 7), S(0), false, 1, S(0), 0},
         {"det_outer_inner", 3, S(64, 16, 3001), S(0), false, 2, S(0, 2), 0},
-        /* super-rows (f32: 4 rows of 301) and their fold (last: the cases before keep their
-         * seeds) */
+        /* super-rows (f32: 4 rows of 301, 34 MB, planned for 8 SMs) and their fold (last: the
+         * cases before keep their seeds) */
         {"det_col_super", 2, S(28001, 301), S(0), false, 1, S(0), 0},
     };
     opnn_cuda_state *cs = NULL;
     uint64_t seed = ts_seed("determinism__split_families_bitwise");
+    /* static: a failed check leaves the test by longjmp; plan_props_reset puts g_props back */
+    static opnn_device_props eight;
+    int supers = 0;
 
     NEED_CUDA();
+    eight = g_props;
+    eight.sm_count = 8;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int family = -1; family < OPNN_FAMILY_COUNT_; family++) {
+            g_plan_props = strcmp(cases[i].name, "det_col_super") == 0 ? &eight : &g_props;
             const char *dts[] = {"f32", "bf16", "f64"};
             for (int d = 0; d < 3; d++) {
                 DLDataType t = ts_dtype(dts[d]);
@@ -601,6 +614,7 @@ static void determinism__split_families_bitwise(void **state)
                     break;
                 run_result b = run_checked(&cases[i], t, OPNN_REDUCE_SUM, family, FILL_RANDOM,
                                            seed + i, 0, &cs);
+                supers += a.super;
                 assert_int_equal(a.out_bytes, b.out_bytes);
                 if (memcmp(a.host_out, b.host_out, a.out_bytes) != 0)
                     fail_msg("%s %s family %d: two runs differ", cases[i].name, dts[d], family);
@@ -608,7 +622,9 @@ static void determinism__split_families_bitwise(void **state)
                 free(b.host_out);
             }
         }
+    g_plan_props = &g_props;
     opnn_cuda_state_destroy(cs);
+    assert_true(supers > 0);
 }
 
 /* --- past 2^31 elements (f16, real memory) ------------------------------------------------- */
@@ -1092,7 +1108,8 @@ static void reduce__bad_arguments_rejected(void **state)
 }
 
 /* shift_cases planned for a device of 2 SMs (shift_cases_4sm: 4): every family that serves
- * them, every kind and dtype, and NaN/inf; the covering vectors' plan must be among them */
+ * them, every kind and dtype, and NaN/inf; the covering vectors' plan must be among them.
+ * super_cases_8sm (8 SMs) so too, the super-rows' plan among them. */
 static void shift__every_kind_dtype(void **state)
 {
     const shape_case *c = *state;
@@ -1102,11 +1119,14 @@ static void shift__every_kind_dtype(void **state)
     uint64_t seed = ts_seed(c->name);
     const char *floats[] = {"f32", "f64", "f16", "bf16"};
     const opnn_reduce_kind special[] = {OPNN_REDUCE_MAX, OPNN_REDUCE_MIN, OPNN_REDUCE_SUM};
-    int shifted = 0, tails = 0;
+    const bool super = c >= super_cases_8sm && c < super_cases_8sm + NUM_SUPER_CASES_8SM;
+    int shifted = 0, tails = 0, supers = 0;
 
     NEED_CUDA();
     small = g_props;
-    small.sm_count = c >= shift_cases_4sm && c < shift_cases_4sm + NUM_SHIFT_CASES_4SM ? 4 : 2;
+    small.sm_count = super                                                               ? 8
+                     : c >= shift_cases_4sm && c < shift_cases_4sm + NUM_SHIFT_CASES_4SM ? 4
+                                                                                         : 2;
     g_plan_props = &small;
     for (int family = -1; family < OPNN_FAMILY_COUNT_; family++) {
         for (size_t d = 0; d < sizeof dtype_names / sizeof dtype_names[0]; d++)
@@ -1117,6 +1137,7 @@ static void shift__every_kind_dtype(void **state)
                                            FILL_RANDOM, seed + d * 7 + (uint64_t)k, 0, &cs);
                 shifted += r.shift;
                 tails += r.tail;
+                supers += r.super;
                 free(r.host_out);
             }
         for (size_t d = 0; d < 4; d++)
@@ -1125,12 +1146,13 @@ static void shift__every_kind_dtype(void **state)
                                            seed + (uint64_t)family * 17 + d * 3 + k, 0, &cs);
                 shifted += r.shift;
                 tails += r.tail;
+                supers += r.super;
                 free(r.host_out);
             }
     }
     g_plan_props = &g_props;
     opnn_cuda_state_destroy(cs);
-    assert_true(shifted > 0);
+    assert_true(super ? supers > 0 : shifted > 0);
     if (strstr(c->name, "_tail_"))
         assert_true(tails > 0);
 }
@@ -1156,7 +1178,8 @@ static void props__device_described(void **state)
 }
 
 #define NUM_CASE_TESTS                                                                             \
-    (2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES + NUM_SHIFT_CASES + NUM_SHIFT_CASES_4SM)
+    (2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES + NUM_SHIFT_CASES + NUM_SHIFT_CASES_4SM +            \
+     NUM_SUPER_CASES_8SM)
 
 /* Appends one test of fn a case, named prefix/case, to tests[*n]; names[*n] holds the name. */
 static void add_case_tests(struct CMUnitTest *tests, char (*names)[96], size_t *n,
@@ -1187,10 +1210,13 @@ int main(void)
                    shift_cases, NUM_SHIFT_CASES);
     add_case_tests(tests, names, &n, "shift__every_kind_dtype", shift__every_kind_dtype,
                    shift_cases_4sm, NUM_SHIFT_CASES_4SM);
-    for (size_t i = n - NUM_SHIFT_CASES - NUM_SHIFT_CASES_4SM; i < n; i++)
+    add_case_tests(tests, names, &n, "super__every_kind_dtype", shift__every_kind_dtype,
+                   super_cases_8sm, NUM_SUPER_CASES_8SM);
+    for (size_t i = n - NUM_SHIFT_CASES - NUM_SHIFT_CASES_4SM - NUM_SUPER_CASES_8SM; i < n; i++)
         tests[i].teardown_func = plan_props_reset;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(random__layouts);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(determinism__split_families_bitwise);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test_teardown(determinism__split_families_bitwise,
+                                                              plan_props_reset);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(graph__capture_and_replay);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(graph__small_calls_replayed);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(streams__two_states_concurrently);

@@ -268,10 +268,16 @@ static void index_ops__fixed_views(void **state, bool cuda)
     const uint64_t seed = ts_seed(f->name);
     ts_rng rng = {seed};
     ts_xcase c;
+    /* super-rows take 3000 KB an SM (405 MB on an H200): this 67 MB shape is planned for 8 */
+    const bool super = cuda && strcmp(f->name, "col_super_left") == 0;
     to_xcase(f, &c);
+    if (super)
+        setenv("OPNN_CUDA_PLAN_SMS", "8", 1);
     for (size_t o = 0; o < NOPS; o++)
         for (size_t d = 0; d < NDTYPES; d++)
             check(&rng, seed, ops[o], dtypes[d], &c, f->name, cuda);
+    if (super)
+        unsetenv("OPNN_CUDA_PLAN_SMS");
 }
 
 static void index_ops_cuda__fixed_view_matches_cpu(void **state)

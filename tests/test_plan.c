@@ -1680,13 +1680,28 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.tiles, 79);
     assert_int_equal(p.launch.segs, 8);
     assert_int_equal(p.launch.ncounters, 626 + 10); /* tiles of single halves: 626 */
-    /* test_cuda_kernels' super-row shapes are planned so (f32 and f16); a middle view of two
-     * slabs is not */
-    const int64_t t1021[2] = {16433, 1021}, t1025[3] = {2, 4096, 1025};
+    /* super-rows from 32 MB and 3000 KB an SM: 405 MB on the H200, [110001, 1021] (449 MB) and
+     * not [90001, 1021] (368 MB); test_cuda_kernels' super-row shapes ([16433, 1021], 67 MB, f32
+     * (34 MB) and f16; [28001, 301], 34 MB) are planned for 8 SMs (32 MB), and the plugin
+     * tests' as OPNN_CUDA_PLAN_SMS=8 plans them; a middle view of two slabs is not */
+    const int64_t t1021[2] = {16433, 1021}, t1025[3] = {2, 4096, 1025}, big1021[2] = {110001, 1021},
+                  below1021[2] = {90001, 1021}, t301[2] = {28001, 301};
+    h200_launch(&p, 2, big1021, 1, ax0, "f32");
+    assert_int_equal(p.launch.ranges, 3);
+    h200_launch(&p, 2, below1021, 1, ax0, "f32");
+    assert_true(p.launch.ranges != 3);
     h200_launch(&p, 2, t1021, 1, ax0, "f32");
-    assert_int_equal(p.launch.ranges, 3);
-    h200_launch(&p, 2, t1021, 1, ax0, "f16");
-    assert_int_equal(p.launch.ranges, 3);
+    assert_true(p.launch.ranges != 3);
+    for (int d = 0; d < 3; d++) {
+        opnn_device_props few = h200;
+
+        few.sm_count = 8;
+        plan_dtype_for(&p, 2, d < 2 ? t1021 : t301, 1, ax0, ts_dtype(d == 1 ? "f16" : "f32"));
+        opnn__reduce_plan_launch(&p, &few);
+        check_launch(&p);
+        assert_int_equal(p.launch.ranges, 3);
+        assert_true(p.launch.split > 1);
+    }
     h200_launch(&p, 3, t1025, 1, ax1, "f32");
     assert_true(p.launch.ranges != 3);
     /* one SM: 9 tiles fill its 3 slots with no split, but the fold follows the last block of a
@@ -1704,7 +1719,7 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 9 * 2);
     assert_int_equal(p.launch.chunk, 125000);
     assert_true(p.launch.partial_bytes >= (size_t)(33 * 32 * 2 + 1028) * OPNN_CUDA_MAX_ACC_BYTES);
-    /* not super-rows: slabs off 16 bytes, rows past 1 KB of under 32 MB, a fold of more than a
+    /* not super-rows: slabs off 16 bytes, rows past 1 KB of under 396 MB, a fold of more than a
      * 4096th of the input. Rows off 16 bytes at single elements, at least 31 vectors wide, read
      * the 16-byte vectors that cover them (OPNN_CUDA_SHIFT_RANGES): a warp a row (sub 32), f32
      * tiles of 124 columns, f16 248, f64 62, the workspace that of tiles of 32 vectors (or of

@@ -143,8 +143,9 @@ static const ts_xbig big_cases[] = {
     {"row_tiny", 2, {1 << 20, 3}, 1, {1}, false},
     {"col_split", 2, {1 << 20, 4}, 1, {0}, false},
     {"col_wide", 2, {3000, 1031}, 1, {0}, false},
-    /* super-rows (k rows of 1021 a row of 16-byte loads, 32 MB or more) with a row left over:
-     * each element's index from its sub-column */
+    /* super-rows (k rows of 1021 a row of 16-byte loads, from 32 MB and 3000 KB an SM: planned
+     * with OPNN_CUDA_PLAN_SMS=8) with a row left over: each element's index from its
+     * sub-column */
     {"col_super_left", 2, {16433, 1021}, 1, {0}, false},
     {"col_short", 2, {5, 1 << 19}, 1, {0}, false},
     {"middle", 3, {64, 3000, 7}, 1, {1}, false},
@@ -167,6 +168,9 @@ static void plugin_ops_cuda__split_families_match_reference(void **state)
     const ts_xbig *b = (const ts_xbig *)*state;
     uint64_t seed = ts_seed(b->name);
     ts_rng rng = {seed};
+    const bool super = strcmp(b->name, "col_super_left") == 0;
+    if (super)
+        setenv("OPNN_CUDA_PLAN_SMS", "8", 1);
     for (int op = 0; op < TS_X_COUNT; op++) {
         const bool arg = ts_xop_is_arg((ts_xop)op);
         if (arg && b->naxes != 1)
@@ -181,8 +185,67 @@ static void plugin_ops_cuda__split_families_match_reference(void **state)
                        b->name);
         }
     }
+    if (super)
+        unsetenv("OPNN_CUDA_PLAN_SMS");
 #else
     (void)state;
+#endif
+}
+
+/* OPNN_CUDA_PLAN_SMS: a plan made for 1 SM runs and is right; values that are not a count of
+ * the device's SMs are refused, the message naming the op, the variable and the value */
+static void plugin_ops_cuda__plan_sms_env(void **state)
+{
+    (void)state;
+    if (!ts_have_cuda())
+        skip();
+#if defined(OPNN_HAVE_CUDA)
+    static const char *const bad[] = {"abc", "0", "-3", "8x", "", "1000000"};
+    const size_t nbad = sizeof bad / sizeof bad[0];
+    int64_t shape[2] = {64, 1000}, oshape[1] = {64}, axes[1] = {1};
+    float *h = malloc(64 * 1000 * sizeof(float)), got[64];
+    void *d_in = NULL, *d_out = NULL;
+    assert_non_null(h);
+    for (int i = 0; i < 64 * 1000; i++)
+        h[i] = (float)(i % 7);
+    CU(cudaMalloc(&d_in, 64 * 1000 * sizeof(float)));
+    CU(cudaMalloc(&d_out, sizeof got));
+    CU(cudaMemcpy(d_in, h, 64 * 1000 * sizeof(float), cudaMemcpyHostToDevice));
+    DLTensor x = {d_in, {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
+    DLTensor y = {d_out, {kDLCUDA, 0}, 1, {kDLFloat, 32, 1}, oshape, NULL, 0};
+    for (size_t i = 0; i <= nbad; i++) {
+        const char *v = i < nbad ? bad[i] : "1";
+        op_context *ctx;
+        setenv("OPNN_CUDA_PLAN_SMS", v, 1);
+        assert_int_equal(op_context_create(&ctx), OP_OK);
+        assert_int_equal(op_context_set_input(ctx, 0, &x), OP_OK);
+        assert_int_equal(op_context_set_output(ctx, 0, &y), OP_OK);
+        assert_int_equal(op_context_set_attr_ints(ctx, "axes", axes, 1), OP_OK);
+        assert_int_equal(op_context_set_attr_int(ctx, "keepdims", 0), OP_OK);
+        op_status st = op_run("ReduceSum", ctx);
+        if (i < nbad) {
+            char quoted[32];
+            const char *m = op_context_error(ctx);
+            snprintf(quoted, sizeof quoted, "\"%s\"", v);
+            assert_int_equal(st, OP_ERR_INVALID_ARGUMENT);
+            if (!strstr(m, "ReduceSum") || !strstr(m, "OPNN_CUDA_PLAN_SMS") || !strstr(m, quoted))
+                fail_msg("OPNN_CUDA_PLAN_SMS=%s: message \"%s\"", v, m);
+        } else {
+            assert_int_equal(st, OP_OK);
+            CU(cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost));
+            for (int r = 0; r < 64; r++) {
+                double want = 0;
+                for (int k = 0; k < 1000; k++)
+                    want += h[r * 1000 + k];
+                assert_true(got[r] == (float)want);
+            }
+        }
+        op_context_destroy(ctx);
+    }
+    unsetenv("OPNN_CUDA_PLAN_SMS");
+    CU(cudaFree(d_in));
+    CU(cudaFree(d_out));
+    free(h);
 #endif
 }
 
@@ -293,7 +356,7 @@ int main(void)
         NBIG = sizeof(big_cases) / sizeof(big_cases[0])
     };
     static char names[NOPS + NBIG][96];
-    struct CMUnitTest tests[NOPS + NBIG + 2];
+    struct CMUnitTest tests[NOPS + NBIG + 3];
     size_t n = 0;
     for (size_t i = 0; i < NOPS; i++) {
         struct CMUnitTest t = cmocka_unit_test_prestate(
@@ -314,6 +377,7 @@ int main(void)
     tests[n++] =
         (struct CMUnitTest)cmocka_unit_test(plugin_ops_cuda__arg_signed_zeros_and_extremes);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(plugin_ops_cuda__bad_calls_rejected);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(plugin_ops_cuda__plan_sms_env);
     return _cmocka_run_group_tests("plugin_ops_cuda", tests, n, ts_load_example_plugins,
                                    ts_unload_example_plugins);
 }
