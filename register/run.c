@@ -75,6 +75,15 @@ static op_status opnn__check_tensor(const opnn_op *op, op_context *ctx, const ch
         return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
                               "%s: %s %d data is NULL with %lld elements", op->name, what, i,
                               (long long)n);
+    /* elements of 2 to 16 bytes (a power of two) on their own alignment: a CUDA kernel's load
+     * from an address off it is a sticky error of the caller's CUDA context, and in C undefined */
+    const unsigned es = t->dtype.bits % 8 == 0 ? t->dtype.bits / 8u : 1u;
+    if (n > 0 && es > 1 && es <= 16 && (es & (es - 1)) == 0 &&
+        ((uintptr_t)t->data + t->byte_offset) % es != 0)
+        return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
+                              "%s: %s %d data %p with byte_offset %llu is not aligned to its "
+                              "%u-byte elements",
+                              op->name, what, i, t->data, (unsigned long long)t->byte_offset, es);
     return OP_OK;
 }
 

@@ -108,6 +108,19 @@ static op_status bind_null_output_data(fixture *f)
     return bind_valid(f);
 }
 
+/* data + byte_offset off the 4-byte elements' alignment */
+static op_status bind_misaligned_input(fixture *f)
+{
+    f->x.t.byte_offset = 1;
+    return bind_valid(f);
+}
+
+static op_status bind_misaligned_output(fixture *f)
+{
+    f->y.t.byte_offset = 2;
+    return bind_valid(f);
+}
+
 static op_status bind_negative_input_dim(fixture *f)
 {
     f->x.shape[1] = -3;
@@ -357,6 +370,10 @@ static const err_case err_cases[] = {
      false, {"ReduceSum", "input", "data|NULL|null"}},
     {"null_output_data", "ReduceSum", bind_null_output_data, AT_RUN, OP_ERR_INVALID_ARGUMENT,
      OP_OK, false, {"ReduceSum", "output", "data|NULL|null"}},
+    {"misaligned_input", "ReduceSum", bind_misaligned_input, AT_RUN, OP_ERR_INVALID_ARGUMENT,
+     OP_OK, false, {"ReduceSum", "input 0", "byte_offset 1 ", "4-byte"}},
+    {"misaligned_output", "ReduceSum", bind_misaligned_output, AT_RUN, OP_ERR_INVALID_ARGUMENT,
+     OP_OK, false, {"ReduceSum", "output 0", "byte_offset 2 ", "4-byte"}},
     {"null_op_name", NULL, bind_valid, AT_RUN, OP_ERR_INVALID_ARGUMENT, OP_OK, true,
      {"op|name", "NULL|null"}},
     {"unknown_op", "ReduceFoo", bind_valid, AT_RUN, OP_ERR_NOT_FOUND, OP_OK, true,
