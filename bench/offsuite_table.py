@@ -11,8 +11,7 @@ shapes miss the target against each reference. FILE is another OFFSUITE.txt, or 
 import re
 import sys
 
-# the CUDA issue's targets: 0.90 of the ceiling for 16-bit types, 0.92 for the others
-HALF_TARGET, OTHER_TARGET = 0.90, 0.92
+from report import target_for  # the CUDA issue's targets (bench/report.py)
 
 LINE = re.compile(r"\[([^\]]*)\] axes \[([^\]]*)\] (\w+): custom\s+\S+\s+\S+\s+([\d.]+) us\s+"
                   r"(\d+) GB/s\s+([\d.]+) of ceiling\s+([\d.]+) of read at size")
@@ -70,7 +69,7 @@ def main():
     print("|---|---|---|---:|---:|---:|---:|:-:|---:|")
     below_ceiling = below_size = 0
     for key, (us, gbps, ceil, size) in rows.items():
-        target = HALF_TARGET if key[2] in ("f16", "bf16") else OTHER_TARGET
+        target = target_for(key[2])
         below_ceiling += ceil < target
         below_size += size < target
         b = before.get(key)

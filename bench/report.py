@@ -21,10 +21,13 @@ def size_fraction(r):
     return r["gbps"] / sz if sz > 0 else 0
 
 
+def target_for(dtype):
+    """The issue's fraction of the ceiling for a dtype's name."""
+    return HALF_TARGET if dtype in ("f16", "bf16") else F32_TARGET
+
+
 def target(r):
-    if r["dtype"] in ("f16", "bf16"):
-        return HALF_TARGET
-    return F32_TARGET
+    return target_for(r["dtype"])
 
 
 def main():

@@ -602,9 +602,9 @@ static void determinism__split_families_bitwise(void **state)
     NEED_CUDA();
     eight = g_props;
     eight.sm_count = 8;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        g_plan_props = strcmp(cases[i].name, "det_col_super") == 0 ? &eight : &g_props;
         for (int family = -1; family < OPNN_FAMILY_COUNT_; family++) {
-            g_plan_props = strcmp(cases[i].name, "det_col_super") == 0 ? &eight : &g_props;
             const char *dts[] = {"f32", "bf16", "f64"};
             for (int d = 0; d < 3; d++) {
                 DLDataType t = ts_dtype(dts[d]);
@@ -622,6 +622,7 @@ static void determinism__split_families_bitwise(void **state)
                 free(b.host_out);
             }
         }
+    }
     g_plan_props = &g_props;
     opnn_cuda_state_destroy(cs);
     assert_true(supers > 0);
