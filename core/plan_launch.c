@@ -93,6 +93,15 @@
  * 55.0, f64 [24, 1000, 1001] 52.2 against 50.7, [46, 1001, 1001] 50.8 against 50.0, f16 [34,
  * 1001, 3001] 57.3 against 57.7 (H200) */
 #define SHIFT_TAIL_MIN_ROWS 16
+/* Column tiles of a warp's 32 loads with no split are warp units (a warp a tile, every row, no
+ * block tree) where a block's 8 rows at once would leave each thread at most this many rows and
+ * the units fill every warp of the slots' blocks. The block's tree of 8 rows and 3 barriers a
+ * tile was the cost: against it (H200, us) [4096, 64, 1024] over 1 264.6 -> 260.0, f16 168.0 ->
+ * 133.8, [16384, 32, 512] 319.4 -> 272.4; where each thread has more rows it gains little or
+ * loses ([1024, 256, 1024] 247.5 -> 246.8, [256, 256, 4096] 247.5 -> 248.3, [1024, 1024, 256]
+ * 244.2 -> 252.8), and with fewer units than warps a wave it loses much ([16, 512, 128, 256] over
+ * (0, 2) bf16, 512 units: 125.4 -> 269.5) */
+#define WARP_TILE_MAX_ROWS 128
 /* A split within this fraction of the ideal is good enough (a 4% tail at most). */
 #define WAVE_EFF_GOOD 0.96
 
@@ -721,8 +730,11 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     /* narrow B and no split: a warp a unit (ranges 1), its rows folded by shuffles alone (not
      * for a sub the caller chose: the shift plan's 16 lanes a row are a block a unit). A
      * block a unit spent a block tree per 16 KB slab of [65536, 1024, 4] over 1 (0.63-0.71 of
-     * the ceiling, H200) */
-    if (sub == 0 && bx_threads < 32 && split == 1 && family != OPNN_FAMILY_COL_TINY_R)
+     * the ceiling, H200). Tiles of 32 16-byte loads across: where rows are few and units many
+     * (WARP_TILE_MAX_ROWS) */
+    if (sub == 0 && split == 1 && family != OPNN_FAMILY_COL_TINY_R &&
+        (bx_threads < 32 || (vec * (int64_t)es == 16 && r1 * r <= WARP_TILE_MAX_ROWS &&
+                             l->units >= slots * (OPNN_CUDA_BLOCK / 32))))
         l->ranges = 1;
     l->grid_x = grid_for(l->ranges == 1 ? cdiv(l->units, OPNN_CUDA_BLOCK / 32) : l->units,
                          slabs * rows * bx_threads * vec * (int64_t)es, slots);

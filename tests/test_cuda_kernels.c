@@ -84,6 +84,7 @@ typedef struct run_result {
     bool shift;     /* the plan read rows off 16 bytes as covering vectors */
     bool tail;      /* ... with whole tiles, then split ones (launch.whole) */
     bool super;     /* the plan read k rows off 16 bytes as one row (super-rows, ranges 3) */
+    bool warp_tile; /* the plan took a warp a column tile of 32 lanes (ranges 1) */
     void *host_out; /* outputs (malloc'ed), for determinism checks */
     size_t out_bytes;
 } run_result;
@@ -94,7 +95,7 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
                               fill_kind fk, uint64_t seed, cudaStream_t stream,
                               opnn_cuda_state **state)
 {
-    run_result res = {false, false, false, false, NULL, 0};
+    run_result res = {false, false, false, false, false, NULL, 0};
     size_t es = ts_dtype_size(t);
     const int64_t *st = c->has_strides ? c->strides : NULL;
     int64_t storage = ts_storage_elems(c->ndim, c->shape, st) + c->offset;
@@ -123,6 +124,8 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
         plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == OPNN_CUDA_SHIFT_RANGES;
     res.tail = res.shift && plan.launch.whole > 0;
     res.super = plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 3;
+    res.warp_tile =
+        plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 1 && plan.launch.sub == 32;
     snprintf(what, sizeof what, "%s %s %s family %s (class %s, seed %llu)", c->name,
              kind_names[kind], ts_dtype_name(t), opnn__cuda_family_name(plan.launch.family),
              opnn__reduce_class_name(plan.cls), (unsigned long long)seed);
@@ -288,6 +291,12 @@ static const shape_case family_cases[] = {
     /* narrow B: the rows of a warp fold by shuffles before the block tree */
     {"middle_b4", 3, S(37, 300, 4), S(0), false, 1, S(1), 0},
     {"middle_b2_offset", 3, S(100, 301, 2), S(0), false, 1, S(1), 1},
+    /* a warp a unit of 16-byte loads, 1 to 16 lanes a row: 8 lanes a row of 4 floats, 4 of 8
+     * halves, 16 of 2 doubles; 16 of 4 floats, 8 of 8 halves; 4 lanes of 4 floats over 12
+     * columns, 8 of 2 doubles over 12 */
+    {"middle_warp_b24", 3, S(1500, 40, 24), S(0), false, 1, S(1), 0},
+    {"middle_warp_b40", 3, S(700, 33, 40), S(0), false, 1, S(1), 0},
+    {"middle_warp_b12", 3, S(900, 20, 12), S(0), false, 1, S(1), 0},
     /* slabs of 2..128 whole vectors, two or four columns: ROW_VEC folds element c into column
      * c % B, a vector a lane below 16 vectors a slab (f16 [., 8, 4]: 4), 4 vectors a lane from
      * 16 (f32 [., 64, 2]: 32; f16 [., 32, 4]: 16), aligned or not */
@@ -385,6 +394,16 @@ static const shape_case super_cases_8sm[] = {
     {"col_super_left", 2, S(16433, 1021), S(0), false, 1, S(0), 0},
 };
 #define NUM_SUPER_CASES_8SM (sizeof super_cases_8sm / sizeof super_cases_8sm[0])
+/* Warp tiles of 32 lanes (a warp a tile of few rows, no block tree: WARP_TILE_MAX_ROWS), planned
+ * for a device of 2 SMs so that these shapes make a wave of warps: 296 columns (f32 3 tiles, the
+ * last of 10 vectors; f16 2, the last of 5; f64 5); R1 slabs of them; at an offset (single
+ * elements, 32 lanes a row) */
+static const shape_case warp_tile_cases_2sm[] = {
+    {"middle_warp_tiles", 3, S(70, 40, 296), S(0), false, 1, S(1), 0},
+    {"slabs_warp_tiles", 4, S(3, 70, 20, 296), S(0), false, 2, S(0, 2), 0},
+    {"middle_warp_tiles_offset", 3, S(70, 40, 296), S(0), false, 1, S(1), 1},
+};
+#define NUM_WARP_TILE_CASES_2SM (sizeof warp_tile_cases_2sm / sizeof warp_tile_cases_2sm[0])
 
 /* Shapes of millions of elements, for the planner's plan only (every kind and dtype). */
 static const shape_case planner_cases[] = {
@@ -1110,7 +1129,8 @@ static void reduce__bad_arguments_rejected(void **state)
 
 /* shift_cases planned for a device of 2 SMs (shift_cases_4sm: 4): every family that serves
  * them, every kind and dtype, and NaN/inf; the covering vectors' plan must be among them.
- * super_cases_8sm (8 SMs) so too, the super-rows' plan among them. */
+ * super_cases_8sm (8 SMs) so too, the super-rows' plan among them; warp_tile_cases_2sm (2 SMs),
+ * warp tiles of 32 lanes among them. */
 static void shift__every_kind_dtype(void **state)
 {
     const shape_case *c = *state;
@@ -1121,7 +1141,8 @@ static void shift__every_kind_dtype(void **state)
     const char *floats[] = {"f32", "f64", "f16", "bf16"};
     const opnn_reduce_kind special[] = {OPNN_REDUCE_MAX, OPNN_REDUCE_MIN, OPNN_REDUCE_SUM};
     const bool super = c >= super_cases_8sm && c < super_cases_8sm + NUM_SUPER_CASES_8SM;
-    int shifted = 0, tails = 0, supers = 0;
+    const bool warp = c >= warp_tile_cases_2sm && c < warp_tile_cases_2sm + NUM_WARP_TILE_CASES_2SM;
+    int shifted = 0, tails = 0, supers = 0, warps = 0;
 
     NEED_CUDA();
     small = g_props;
@@ -1139,6 +1160,7 @@ static void shift__every_kind_dtype(void **state)
                 shifted += r.shift;
                 tails += r.tail;
                 supers += r.super;
+                warps += r.warp_tile;
                 free(r.host_out);
             }
         for (size_t d = 0; d < 4; d++)
@@ -1148,12 +1170,13 @@ static void shift__every_kind_dtype(void **state)
                 shifted += r.shift;
                 tails += r.tail;
                 supers += r.super;
+                warps += r.warp_tile;
                 free(r.host_out);
             }
     }
     g_plan_props = &g_props;
     opnn_cuda_state_destroy(cs);
-    assert_true(super ? supers > 0 : shifted > 0);
+    assert_true(super ? supers > 0 : warp ? warps > 0 : shifted > 0);
     if (strstr(c->name, "_tail_"))
         assert_true(tails > 0);
 }
@@ -1180,7 +1203,7 @@ static void props__device_described(void **state)
 
 #define NUM_CASE_TESTS                                                                             \
     (2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES + NUM_SHIFT_CASES + NUM_SHIFT_CASES_4SM +            \
-     NUM_SUPER_CASES_8SM)
+     NUM_SUPER_CASES_8SM + NUM_WARP_TILE_CASES_2SM)
 
 /* Appends one test of fn a case, named prefix/case, to tests[*n]; names[*n] holds the name. */
 static void add_case_tests(struct CMUnitTest *tests, char (*names)[96], size_t *n,
@@ -1213,7 +1236,11 @@ int main(void)
                    shift_cases_4sm, NUM_SHIFT_CASES_4SM);
     add_case_tests(tests, names, &n, "super__every_kind_dtype", shift__every_kind_dtype,
                    super_cases_8sm, NUM_SUPER_CASES_8SM);
-    for (size_t i = n - NUM_SHIFT_CASES - NUM_SHIFT_CASES_4SM - NUM_SUPER_CASES_8SM; i < n; i++)
+    add_case_tests(tests, names, &n, "warp_tiles__every_kind_dtype", shift__every_kind_dtype,
+                   warp_tile_cases_2sm, NUM_WARP_TILE_CASES_2SM);
+    for (size_t i = n - NUM_SHIFT_CASES - NUM_SHIFT_CASES_4SM - NUM_SUPER_CASES_8SM -
+                    NUM_WARP_TILE_CASES_2SM;
+         i < n; i++)
         tests[i].teardown_func = plan_props_reset;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(random__layouts);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test_teardown(determinism__split_families_bitwise,

@@ -1258,6 +1258,12 @@ static void check_launch(const opnn_reduce_plan *p)
                  l->grid_x == 2 * 132 && l->units > 3 * 132 && l->units < 2 * 3 * 132) ||
                 (l->kernel == OPNN_KERNEL_INNER_GROUP && l->ranges == 2 * OPNN_CUDA_UNROLL &&
                  l->grid_x == l->units));
+    /* warp units of the outer kernel: no split, 16-byte loads at 32 lanes a row */
+    if (l->kernel == OPNN_KERNEL_OUTER && l->ranges == 1) {
+        assert_int_equal(l->split, 1);
+        assert_int_equal(l->workspace_bytes, 0);
+        assert_true(l->sub < 32 || l->vec * (p->dtype.bits / 8) == 16);
+    }
     /* the inner kernels' groups of `sub` lanes tile the block (the launcher refuses others) */
     if (l->kernel == OPNN_KERNEL_INNER_BLOCK || l->kernel == OPNN_KERNEL_INNER_GROUP)
         assert_true(l->sub >= 1 && l->sub <= l->block && (l->sub & (l->sub - 1)) == 0);
@@ -1368,6 +1374,46 @@ static void launch__shift_test_shapes(void **state)
         assert_int_equal(p.launch.sub, cases[i].sub);
         assert_int_equal(p.launch.split > 1, cases[i].split);
         assert_int_equal(p.launch.whole > 0, cases[i].whole);
+    }
+}
+
+/* Column tiles of 32 16-byte loads are warp units (ranges 1, no split) where rows are few
+ * (WARP_TILE_MAX_ROWS) and the units fill a wave of warps; block units otherwise */
+static void launch__warp_tiles(void **state)
+{
+    static const struct {
+        int64_t shape[4];
+        int ndim, sms;
+        const char *dtype;
+        bool warp;
+    } cases[] = {
+        {{4096, 64, 1024}, 3, 132, "f32", true},      {{4096, 64, 1024}, 3, 132, "f16", true},
+        {{16384, 32, 512}, 3, 132, "f32", true},      {{4096, 128, 1024}, 3, 132, "f64", true},
+        {{1024, 256, 1024}, 3, 132, "f32", false}, /* 32 rows a thread in a block unit */
+        {{500, 64, 1024}, 3, 132, "f32", false},   /* 4000 units: fewer than 8 a slot */
+        {{4096, 64, 1022}, 3, 132, "f32", false},  /* rows 8 bytes off 16: 8-byte loads */
+        {{70, 40, 296}, 3, 2, "f32", true},           {{70, 40, 296}, 3, 2, "f16", true},
+        {{70, 40, 296}, 3, 2, "f64", true},           {{3, 70, 20, 296}, 4, 2, "f32", true},
+        {{16, 512, 128, 256}, 4, 132, "bf16", false}, /* 2048 rows over (0, 2) */
+    };
+    const int64_t ax1[1] = {1}, ax02[2] = {0, 2};
+    (void)state;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        opnn_device_props dev = h200;
+        opnn_reduce_plan p;
+        const bool slabs = cases[i].ndim == 4;
+
+        dev.sm_count = cases[i].sms;
+        plan_dtype_for(&p, cases[i].ndim, cases[i].shape, slabs ? 2 : 1, slabs ? ax02 : ax1,
+                       ts_dtype(cases[i].dtype));
+        opnn__reduce_plan_launch(&p, &dev);
+        check_launch(&p);
+        assert_int_equal(p.launch.kernel, OPNN_KERNEL_OUTER);
+        assert_int_equal(p.launch.sub, 32);
+        assert_int_equal(p.launch.split, 1);
+        if ((p.launch.ranges == 1) != cases[i].warp)
+            fail_msg("case %zu: ranges %d", i, p.launch.ranges);
     }
 }
 
@@ -2012,6 +2058,7 @@ int main(void)
         cmocka_unit_test(plan__random_views_keep_mapping),
         cmocka_unit_test(launch__suite_shapes_on_h200),
         cmocka_unit_test(launch__shift_test_shapes),
+        cmocka_unit_test(launch__warp_tiles),
         cmocka_unit_test(launch__every_family_within_limits),
         cmocka_unit_test(launch__row_tile_geometry),
         cmocka_unit_test(launch__cover_vectors_bound),
