@@ -89,9 +89,10 @@ static const icase fixed_cases[] = {
     {"col_short", 2, {5, 1 << 19}, 1, {0}, false, {0}, 1},
     {"col_super_left", 2, {16433, 1021}, 1, {0}, false, {0}, 0},
     {"col_run", 2, {100003, 49}, 1, {0}, false, {0}, 0},
-    /* middles: [A, R, B], slabs of narrow columns */
+    /* middles: [A, R, B], slabs of narrow columns; warp tiles of 32 lanes (planned for 2 SMs) */
     {"middle", 3, {64, 3000, 7}, 1, {1}, false, {0}, 0},
     {"middle_slab", 3, {3001, 64, 2}, 1, {1}, false, {0}, 0},
+    {"middle_warp_tiles", 3, {70, 40, 296}, 1, {1}, false, {0}, 0},
     {"middle_two", 4, {8, 30, 20, 64}, 2, {1, 2}, false, {0}, 0},
     /* views the families do not take: permuted, two reduced dims apart */
     {"generic_permuted", 3, {300, 7, 50}, 1, {0}, true, {1, 15000, 300}, 0},
@@ -268,15 +269,15 @@ static void index_ops__fixed_views(void **state, bool cuda)
     const uint64_t seed = ts_seed(f->name);
     ts_rng rng = {seed};
     ts_xcase c;
-    /* super-rows take 3000 KB an SM (405 MB on an H200): this 67 MB shape is planned for 8 */
-    const bool super = cuda && strcmp(f->name, "col_super_left") == 0;
+    /* super-rows and warp tiles: planned for a smaller device (ts_plan_sms_for) */
+    const char *sms = cuda ? ts_plan_sms_for(f->name) : NULL;
     to_xcase(f, &c);
-    if (super)
-        setenv("OPNN_CUDA_PLAN_SMS", "8", 1);
+    if (sms)
+        setenv("OPNN_CUDA_PLAN_SMS", sms, 1);
     for (size_t o = 0; o < NOPS; o++)
         for (size_t d = 0; d < NDTYPES; d++)
             check(&rng, seed, ops[o], dtypes[d], &c, f->name, cuda);
-    if (super)
+    if (sms)
         unsetenv("OPNN_CUDA_PLAN_SMS");
 }
 

@@ -149,6 +149,9 @@ static const ts_xbig big_cases[] = {
     {"col_super_left", 2, {16433, 1021}, 1, {0}, false},
     {"col_short", 2, {5, 1 << 19}, 1, {0}, false},
     {"middle", 3, {64, 3000, 7}, 1, {1}, false},
+    /* a warp a column tile of 32 lanes, few rows (planned with OPNN_CUDA_PLAN_SMS=2): ops
+     * whose accumulators of a vector pass 32 bytes read it as block units */
+    {"middle_warp_tiles", 3, {70, 40, 296}, 1, {1}, false},
     /* rows off 16 bytes read as one run of vectors: a lane's row and column from its slot */
     {"col_staged", 2, {100003, 49}, 1, {0}, false},
     /* slabs of 2 or 4 narrow columns (ROW_VEC): the index each element is folded with */
@@ -168,9 +171,9 @@ static void plugin_ops_cuda__split_families_match_reference(void **state)
     const ts_xbig *b = (const ts_xbig *)*state;
     uint64_t seed = ts_seed(b->name);
     ts_rng rng = {seed};
-    const bool super = strcmp(b->name, "col_super_left") == 0;
-    if (super)
-        setenv("OPNN_CUDA_PLAN_SMS", "8", 1);
+    const char *sms = ts_plan_sms_for(b->name);
+    if (sms)
+        setenv("OPNN_CUDA_PLAN_SMS", sms, 1);
     for (int op = 0; op < TS_X_COUNT; op++) {
         const bool arg = ts_xop_is_arg((ts_xop)op);
         if (arg && b->naxes != 1)
@@ -185,7 +188,7 @@ static void plugin_ops_cuda__split_families_match_reference(void **state)
                        b->name);
         }
     }
-    if (super)
+    if (sms)
         unsetenv("OPNN_CUDA_PLAN_SMS");
 #else
     (void)state;

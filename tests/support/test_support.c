@@ -511,6 +511,13 @@ bool ts_xop_floats_only(ts_xop op)
     return op == TS_X_LOGSUM || op == TS_X_LOGSUMEXP;
 }
 
+const char *ts_plan_sms_for(const char *name)
+{
+    return strcmp(name, "col_super_left") == 0      ? "8"
+           : strcmp(name, "middle_warp_tiles") == 0 ? "2"
+                                                    : NULL;
+}
+
 void ts_xcase_from_big(const ts_xbig *b, size_t d, ts_xop op, ts_xcase *c)
 {
     memset(c, 0, sizeof(*c));

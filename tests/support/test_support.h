@@ -124,6 +124,12 @@ typedef struct ts_xbig {
     bool transpose; /* storage with the first two dims swapped */
 } ts_xbig;
 
+/* The SM count (OPNN_CUDA_PLAN_SMS) the GPU tests plan the named shape for, so that it reaches
+ * its plan on any device, or NULL (the device's own): "col_super_left" 8 (super-rows take 3000
+ * KB an SM, 405 MB on an H200), "middle_warp_tiles" 2 (warp tiles of 32 lanes take a wave of
+ * warps of units) */
+const char *ts_plan_sms_for(const char *name);
+
 /* The case of b for the d-th dtype of a sweep: keepdims and (ArgMax/ArgMin) select_last_index
  * alternate with d, the start is offset by d % 3 elements (scalar heads before the vectors). */
 void ts_xcase_from_big(const ts_xbig *b, size_t d, ts_xop op, ts_xcase *c);

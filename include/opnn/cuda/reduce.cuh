@@ -2661,6 +2661,10 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         constexpr int I8 = sizeof(T) < 8 ? 8 / (int)sizeof(T) : 1;
         constexpr int I4 = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
         constexpr bool ext_vec = sizeof(typename Op::acc_t) * V <= 32;
+        /* warp tiles of 32 lanes: block units where the op's accumulators of a vector do not
+         * fit the warp units' kernel, rather than single elements (the plan's other form) */
+        if (a.warp_units && a.bx == 32 && !ext_vec)
+            a.warp_units = 0;
         const bool ext = a.r1 > 1 || a.warp_units;
         /* OPNN_CUDA_SHIFT_RANGES: rows off 16 bytes read as the 16-byte vectors that cover
          * them (PH), tiles of bx - 1 vectors' columns, where the op's accumulators of a vector fit
