@@ -129,8 +129,9 @@ typedef struct opnn_launch {
                                1, 2 or OPNN_CUDA_UNROLL; also 2 * OPNN_CUDA_UNROLL: one range
                                twice as deep (INNER_BLOCK: at most 2 blocks an SM; INNER_GROUP:
                                rows a lane reads in one such round); OUTER: 1 for
-                               a warp a unit (sub < 32, split 1), 2 for contiguous rows
-                               read as one run of vectors (a lane a column), 3 for
+                               a warp a unit (split 1; sub < 32, or 32 lanes of 16-byte
+                               loads over few rows), 2 for contiguous rows read as one run
+                               of vectors (a lane a column), 3 for
                                super-rows (plan_launch.c: tiles, split and vec are those of
                                the view [A, R / k, k * B]; segs is k), OPNN_CUDA_SHIFT_RANGES
                                for rows off 16 bytes read as the vectors that cover them (sub

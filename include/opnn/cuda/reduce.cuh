@@ -1541,7 +1541,7 @@ struct outer_args {
     int64_t rows;     /* rows of a slab per slice */
     int64_t slabs;    /* slabs per slice */
     int64_t per_slab; /* slices of one slab: ceil(r / rows) */
-    int warp_units;   /* a warp a unit (bx < 32, split 1), else a block */
+    int warp_units;   /* a warp a unit (split 1; bx < 32, or 32 over few rows), else a block */
     int tiles_first;  /* units in the order (slice, tile), else (tile, slice) */
     int64_t whole;    /* PH: units 0 .. whole - 1 are tiles 0 .. whole - 1, every row, written
                          out directly; the tiles after them are split (units after whole) */
