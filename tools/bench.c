@@ -33,7 +33,8 @@
 #include "bench_cuda.h"
 #endif
 
-#define BENCH_MAX_CASES 64
+#define BENCH_MAX_CASES 64 /* suite cases named with --case */
+#define BENCH_MAX_FILE_CASES 1024
 #define BENCH_HOST_LOOP 10000
 
 typedef struct bench_case {
@@ -47,6 +48,7 @@ typedef struct bench_case {
     bool small;     /* report microseconds per call */
     bool mean_max;  /* also ReduceMean and ReduceMax */
     const char *op; /* custom case: the one op; NULL: the suite's ops */
+    bool from_file; /* a line of --shapes: its results are printed after "[S] axes [A] D: " */
 } bench_case;
 
 typedef struct bench_result {
@@ -68,10 +70,13 @@ static const char bench_usage[] =
     "usage: opnn bench [--device cuda|cpu] [--json FILE] [--case NAME]...\n"
     "                  [--op OP --shape D0,D1,... [--axes A,...] [--dtype T]]\n"
     "                  [--op OP --case NAME...]   (OP on the named suite cases)\n"
+    "                  [[--op OP] --shapes FILE]   (OP, default ReduceSum, on each line's shape)\n"
     "                  [--iters N] [--warmup N] [--list]\n"
-    "  Runs the benchmark suite (or the named cases, or one custom case) and prints per case\n"
-    "  the time, GB/s (input + output bytes) and the fraction of the read ceiling measured in\n"
-    "  the same run; small cases print microseconds per call (event-timed and host loop).\n";
+    "  Runs the benchmark suite (or the named cases, or custom cases) and prints per case the\n"
+    "  time, GB/s (input + output bytes) and the fraction of the read ceiling measured in the\n"
+    "  same run; small cases print microseconds per call (event-timed and host loop).\n"
+    "  FILE has one custom case a line, 'D0,D1,... A0,A1,...|all DTYPE' ('#' starts a comment,\n"
+    "  as in bench/offsuite_shapes.txt); each result line starts with '[S] axes [A] DTYPE: '.\n";
 
 /* --- the suite (DESIGN.md) ----------------------------------------------------------------- */
 
@@ -124,6 +129,75 @@ static int64_t case_numel(const bench_case *c)
     for (int32_t i = 0; i < c->ndim; i++)
         n *= c->shape[i];
     return n;
+}
+
+/* c = a custom case of op on shape, axes (NULL or "all": every axis) and dtype; nonzero with a
+ * message on stderr naming the bad value. Small: under 1 MB of input. */
+static int custom_case(bench_case *c, const char *op, const char *shape, const char *axes,
+                       const char *dtype, const char *where)
+{
+    size_t nd = 0;
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "custom");
+    c->op = op ? op : "ReduceSum";
+    if (!shape || !tool_parse_ints(shape, c->shape, OP_MAX_DIMS, &nd) || nd == 0) {
+        fprintf(stderr, "opnn bench: %sbad shape %s (D0,D1,...)\n", where, shape ? shape : "''");
+        return 2;
+    }
+    c->ndim = (int32_t)nd;
+    for (size_t i = 0; i < nd; i++)
+        if (c->shape[i] < 0) {
+            fprintf(stderr, "opnn bench: %sbad shape %s (a negative dimension)\n", where, shape);
+            return 2;
+        }
+    if (axes && strcmp(axes, "all")) {
+        if (!tool_parse_ints(axes, c->axes, OP_MAX_DIMS, &c->naxes)) {
+            fprintf(stderr, "opnn bench: %sbad axes %s\n", where, axes);
+            return 2;
+        }
+    } else {
+        c->all_axes = true;
+    }
+    if (!tool_dtype_parse(dtype, &c->dtype)) {
+        fprintf(stderr, "opnn bench: %sunknown dtype %s\n", where, dtype);
+        return 2;
+    }
+    c->small = (size_t)case_numel(c) * tool_dtype_size(c->dtype) < ((size_t)1 << 20);
+    return 0;
+}
+
+/* Appends the cases of path's lines (see bench_usage) to cases[*n], up to cap; nonzero with a
+ * message on stderr naming the file, the line and the bad value. */
+static int file_cases(const char *path, const char *op, bench_case *cases, size_t *n, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    char line[512], where[300];
+    int rc = 0, lineno = 0;
+    if (!f) {
+        fprintf(stderr, "opnn bench: cannot read --shapes %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        char *hash = strchr(line, '#'), shape[256], axes[128], dtype[32], extra[2];
+        lineno++;
+        if (hash)
+            *hash = '\0';
+        const int got = sscanf(line, "%255s %127s %31s %1s", shape, axes, dtype, extra);
+        if (got <= 0)
+            continue;
+        snprintf(where, sizeof where, "%s:%d: ", path, lineno);
+        if (got != 3) {
+            fprintf(stderr, "opnn bench: %sexpected 'SHAPE AXES DTYPE'\n", where);
+            rc = 2;
+        } else if (*n >= cap) {
+            fprintf(stderr, "opnn bench: %smore than %zu cases\n", where, cap);
+            rc = 2;
+        } else if ((rc = custom_case(&cases[*n], op, shape, axes, dtype, where)) == 0) {
+            cases[(*n)++].from_file = true;
+        }
+    }
+    fclose(f);
+    return rc;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -778,6 +852,8 @@ static void print_result(const bench_case *c, const bench_result *r, FILE *json,
     else
         shape_str(c->axes, c->naxes, axes, sizeof axes);
     dt = tool_dtype_name(c->dtype, dtbuf, sizeof dtbuf);
+    if (c->from_file)
+        printf("[%s] axes [%s] %s: ", shape, axes, dt);
     if (r->status) {
         printf("%-12s %-11s %-5s  FAILED: %s\n", c->name, r->op, dt, r->msg);
     } else if (c->small) {
@@ -805,122 +881,72 @@ static void print_result(const bench_case *c, const bench_result *r, FILE *json,
     }
 }
 
-int opnn_tool_bench(int argc, char **argv)
+/* The cases of the command line: the suite, the named ones or the custom ones; *cases on the
+ * heap. Nonzero (the tool's exit status) with a message on stderr. */
+static int bench_cases(const char *const *names, size_t nnames, const char *custom_op,
+                       const char *custom_shape, const char *custom_axes, const char *custom_dtype,
+                       const char *shapes_path, bench_case **cases, size_t *ncases)
 {
-    bench_case cases[BENCH_MAX_CASES];
-    size_t ncases = 0;
-    const char *device = NULL, *json_path = NULL, *custom_op = NULL, *custom_shape = NULL;
-    const char *custom_axes = NULL, *custom_dtype = "f32";
-    const char *names[BENCH_MAX_CASES];
-    size_t nnames = 0;
-    int iters = 0, warmup = 5, failures = 0;
+    const size_t cap = SUITE_SIZE + 1 + (shapes_path ? BENCH_MAX_FILE_CASES : 0);
+    bench_case *cs = calloc(cap, sizeof *cs);
+    size_t n = 0;
+    int rc = 0;
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            printf("%s", bench_usage);
-            return 0;
-        } else if (!strcmp(a, "--list")) {
-            for (size_t k = 0; k < SUITE_SIZE; k++)
-                printf("%s\n", suite[k].name);
-            return 0;
-        }
-        if (!v) {
-            fprintf(stderr, "opnn bench: %s needs a value\n\n%s", a, bench_usage);
-            return 2;
-        }
-        i++;
-        if (!strcmp(a, "--device"))
-            device = v;
-        else if (!strcmp(a, "--json"))
-            json_path = v;
-        else if (!strcmp(a, "--case") && nnames < BENCH_MAX_CASES)
-            names[nnames++] = v;
-        else if (!strcmp(a, "--op"))
-            custom_op = v;
-        else if (!strcmp(a, "--shape"))
-            custom_shape = v;
-        else if (!strcmp(a, "--axes"))
-            custom_axes = v;
-        else if (!strcmp(a, "--dtype"))
-            custom_dtype = v;
-        else if (!strcmp(a, "--iters"))
-            iters = atoi(v);
-        else if (!strcmp(a, "--warmup"))
-            warmup = atoi(v);
-        else {
-            fprintf(stderr, "opnn bench: unknown option %s\n\n%s", a, bench_usage);
-            return 2;
-        }
+    *cases = NULL;
+    *ncases = 0;
+    if (!cs) {
+        fprintf(stderr, "opnn bench: out of memory\n");
+        return 1;
     }
-    if (device && strcmp(device, "cuda") && strcmp(device, "cpu")) {
-        fprintf(stderr, "opnn bench: --device must be cuda or cpu\n");
-        return 2;
-    }
-    if (!device)
-        device = tool_cuda_available(NULL) ? "cuda" : "cpu";
-    bool cuda = !strcmp(device, "cuda");
-    if (iters <= 0)
-        iters = cuda ? 30 : 10;
-    if (cuda && iters < 20)
-        iters = 20; /* the median of at least 20 runs */
-    if (!cuda && iters < 10)
-        iters = 10; /* the median of at least 10 runs */
-    if (warmup < 1)
-        warmup = 1;
-
-    /* the cases */
-    if (custom_shape || (custom_op && nnames == 0)) {
-        bench_case *c = &cases[ncases++];
-        size_t nd = 0;
-        memset(c, 0, sizeof *c);
-        snprintf(c->name, sizeof c->name, "custom");
-        c->op = custom_op ? custom_op : "ReduceSum";
-        if (!custom_shape || !tool_parse_ints(custom_shape, c->shape, OP_MAX_DIMS, &nd) ||
-            nd == 0) {
-            fprintf(stderr, "opnn bench: --op needs --shape D0,D1,...\n");
-            return 2;
-        }
-        c->ndim = (int32_t)nd;
-        if (custom_axes) {
-            if (!tool_parse_ints(custom_axes, c->axes, OP_MAX_DIMS, &c->naxes)) {
-                fprintf(stderr, "opnn bench: bad --axes %s\n", custom_axes);
-                return 2;
-            }
+    if (custom_shape || (custom_op && nnames == 0 && !shapes_path)) {
+        if (!custom_shape) {
+            fprintf(stderr, "opnn bench: --op needs --shape D0,D1,..., --case or --shapes\n");
+            rc = 2;
         } else {
-            c->all_axes = true;
+            rc = custom_case(&cs[n], custom_op, custom_shape, custom_axes, custom_dtype, "");
+            n += rc == 0;
         }
-        if (!tool_dtype_parse(custom_dtype, &c->dtype)) {
-            fprintf(stderr, "opnn bench: unknown dtype %s\n", custom_dtype);
-            return 2;
-        }
-        c->small = (size_t)case_numel(c) * tool_dtype_size(c->dtype) < ((size_t)1 << 20);
     }
-    for (size_t k = 0; k < SUITE_SIZE; k++) {
-        /* the whole suite, unless cases are named or a custom case is given */
-        bool want = nnames == 0 && !(custom_op || custom_shape);
+    if (rc == 0 && shapes_path)
+        rc = file_cases(shapes_path, custom_op, cs, &n, cap);
+    for (size_t k = 0; rc == 0 && k < SUITE_SIZE; k++) {
+        /* the whole suite, unless cases are named or custom cases are given */
+        bool want = nnames == 0 && !(custom_op || custom_shape || shapes_path);
         for (size_t j = 0; j < nnames; j++)
             want = want || !strcmp(names[j], suite[k].name);
-        if (want && ncases < BENCH_MAX_CASES) {
-            case_from_suite(&cases[ncases], &suite[k]);
+        if (want) {
+            case_from_suite(&cs[n], &suite[k]);
             if (custom_op) { /* --op with --case: that op on the named suite cases */
-                cases[ncases].op = custom_op;
-                cases[ncases].mean_max = false;
+                cs[n].op = custom_op;
+                cs[n].mean_max = false;
             }
-            ncases++;
+            n++;
         }
     }
-    for (size_t j = 0; j < nnames; j++) {
+    for (size_t j = 0; rc == 0 && j < nnames; j++) {
         bool known = false;
         for (size_t k = 0; k < SUITE_SIZE; k++)
             known = known || !strcmp(names[j], suite[k].name);
         if (!known) {
             fprintf(stderr, "opnn bench: no case named %s (opnn bench --list)\n", names[j]);
-            return 2;
+            rc = 2;
         }
     }
+    if (rc != 0) {
+        free(cs);
+        return rc;
+    }
+    *cases = cs;
+    *ncases = n;
+    return 0;
+}
 
+/* Runs cases on device (cuda: "cuda"), printing each result and writing json_path if given;
+ * the tool's exit status. */
+static int bench_run(const bench_case *cases, size_t ncases, const char *device, bool cuda,
+                     const char *json_path, int iters, int warmup)
+{
+    int failures = 0;
     FILE *json = NULL;
     bool first_json = true;
     if (json_path) {
@@ -1042,4 +1068,80 @@ int opnn_tool_bench(int argc, char **argv)
         cuda_env_free(&env);
 #endif
     return failures ? 1 : 0;
+}
+
+int opnn_tool_bench(int argc, char **argv)
+{
+    bench_case *cases = NULL;
+    size_t ncases = 0;
+    const char *device = NULL, *json_path = NULL, *custom_op = NULL, *custom_shape = NULL;
+    const char *custom_axes = NULL, *custom_dtype = "f32", *shapes_path = NULL;
+    const char *names[BENCH_MAX_CASES];
+    size_t nnames = 0;
+    int iters = 0, warmup = 5;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            printf("%s", bench_usage);
+            return 0;
+        } else if (!strcmp(a, "--list")) {
+            for (size_t k = 0; k < SUITE_SIZE; k++)
+                printf("%s\n", suite[k].name);
+            return 0;
+        }
+        if (!v) {
+            fprintf(stderr, "opnn bench: %s needs a value\n\n%s", a, bench_usage);
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--device"))
+            device = v;
+        else if (!strcmp(a, "--json"))
+            json_path = v;
+        else if (!strcmp(a, "--case") && nnames < BENCH_MAX_CASES)
+            names[nnames++] = v;
+        else if (!strcmp(a, "--op"))
+            custom_op = v;
+        else if (!strcmp(a, "--shape"))
+            custom_shape = v;
+        else if (!strcmp(a, "--axes"))
+            custom_axes = v;
+        else if (!strcmp(a, "--dtype"))
+            custom_dtype = v;
+        else if (!strcmp(a, "--shapes"))
+            shapes_path = v;
+        else if (!strcmp(a, "--iters"))
+            iters = atoi(v);
+        else if (!strcmp(a, "--warmup"))
+            warmup = atoi(v);
+        else {
+            fprintf(stderr, "opnn bench: unknown option %s\n\n%s", a, bench_usage);
+            return 2;
+        }
+    }
+    if (device && strcmp(device, "cuda") && strcmp(device, "cpu")) {
+        fprintf(stderr, "opnn bench: --device must be cuda or cpu\n");
+        return 2;
+    }
+    if (!device)
+        device = tool_cuda_available(NULL) ? "cuda" : "cpu";
+    bool cuda = !strcmp(device, "cuda");
+    if (iters <= 0)
+        iters = cuda ? 30 : 10;
+    if (cuda && iters < 20)
+        iters = 20; /* the median of at least 20 runs */
+    if (!cuda && iters < 10)
+        iters = 10; /* the median of at least 10 runs */
+    if (warmup < 1)
+        warmup = 1;
+
+    int rc = bench_cases(names, nnames, custom_op, custom_shape, custom_axes, custom_dtype,
+                         shapes_path, &cases, &ncases);
+    if (rc != 0)
+        return rc;
+    rc = bench_run(cases, ncases, device, cuda, json_path, iters, warmup);
+    free(cases);
+    return rc;
 }
