@@ -444,6 +444,16 @@ static void plan_inner_group(opnn_reduce_plan *p, const opnn_device_props *props
         rows /= 2;
         l->units = cdiv(v->c, rows);
     }
+    /* a warp a row, fewer tiles than SMs (a small input): smaller blocks, down to 2 warps, so
+     * that more SMs share the reads ([64, 1024] f32 over 1, a host loop of graph replays: 2.47
+     * and 2.63 us a call with 8 blocks of 8 warps, 2.37 with 16 of 4 and 2.37-2.40 with 32 of 2;
+     * H200) */
+    while (family == OPNN_FAMILY_ROW_WARP && ranges == 1 && l->units < props->sm_count &&
+           l->block > 64) {
+        l->block /= 2;
+        rows /= 2;
+        l->units = cdiv(v->c, rows);
+    }
     /* one or two rows a group (a smaller window), or a thread a row: a block per tile, the
      * hardware balances them ([4194304, 49] rows, 4 lanes and two rows a group: 266 us against
      * 282 us persistent; [33554432, 4] rows, a thread each: 178 us against 194 us); four rows a

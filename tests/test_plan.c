@@ -1238,10 +1238,13 @@ static void check_launch(const opnn_reduce_plan *p)
         assert_true(l->sub <= l->block);
         assert_true(l->grid_x <= l->units);
     } else if (l->family == OPNN_FAMILY_ROW_WARP && l->block != OPNN_CUDA_BLOCK) {
-        /* blocks of 4 warps: one row a warp over several waves of tiles */
-        assert_int_equal(l->block, OPNN_CUDA_BLOCK / 2);
+        /* blocks of 4 warps: one row a warp over several waves of tiles; or of 2 to 4 warps
+         * where blocks of twice that would be fewer than the SMs (at most 132 here) */
+        assert_true(l->block == OPNN_CUDA_BLOCK / 2 || l->block == OPNN_CUDA_BLOCK / 4);
         assert_true(l->ranges == 1 || l->ranges == 2 * OPNN_CUDA_UNROLL);
-        assert_true(l->grid_x == l->units && l->units >= 2 * 3 * 132);
+        assert_true(l->grid_x == l->units);
+        assert_true((l->block == OPNN_CUDA_BLOCK / 2 && l->units >= 2 * 3 * 132) ||
+                    l->units < 2 * 132);
     } else {
         assert_int_equal(l->block, OPNN_CUDA_BLOCK);
     }
@@ -1447,7 +1450,9 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, srows, 1, last, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
     assert_int_equal(p.launch.sub, 32);
-    assert_int_equal(p.launch.grid_x, 64 / (OPNN_CUDA_BLOCK / 32));
+    /* blocks of 2 warps: 32 tiles on 32 SMs, not 8 of 8 warps */
+    assert_int_equal(p.launch.block, 64);
+    assert_int_equal(p.launch.grid_x, 64 / 2);
     h200_launch(&p, 2, srows8k, 1, last, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_BLOCK);
 
@@ -1471,9 +1476,17 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_INNER_GROUP);
     assert_int_equal(p.launch.ranges, 1);
     assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK); /* 512 tiles: not several waves */
-    /* small_rows keeps blocks of 8 warps (8 tiles) */
-    h200_launch(&p, 2, srows, 1, last, "f32");
+    /* fewer tiles than SMs: blocks halved while they stay so, down to 2 warps: 200 rows take 25
+     * blocks of 8 warps, 50 of 4, then 100 of 2; 3000 rows 375 of 8 (more than the SMs) */
+    const int64_t rows200[2] = {200, 1024}, rows3000[2] = {3000, 1024};
+    h200_launch(&p, 2, rows200, 1, last, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
+    assert_int_equal(p.launch.block, 64);
+    assert_int_equal(p.launch.units, 100);
+    h200_launch(&p, 2, rows3000, 1, last, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_WARP);
     assert_int_equal(p.launch.block, OPNN_CUDA_BLOCK);
+    assert_int_equal(p.launch.units, 375);
 
     /* row_wide: 64 KB rows, one row a group too */
     const int64_t wide[2] = {16384, 16384}, ax1[1] = {1};

@@ -397,25 +397,40 @@ __device__ __forceinline__ typename Op::acc_t block_reduce(const Op &op, typenam
     return v;
 }
 
-/* Marks this block's partial as written; true in every thread of the block that arrives last
+/* Adds v to *p as one acquire-release atomic at device scope: it releases what this thread's
+ * block wrote before a barrier that precedes it, and acquires what the blocks that added before
+ * it released. */
+__device__ __forceinline__ unsigned add_acq_rel(unsigned *p, unsigned v)
+{
+#if __CUDA_ARCH__ >= 700
+    unsigned old;
+    asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+#else
+    __threadfence();
+    const unsigned old = atomicAdd(p, v);
+    __threadfence();
+    return old;
+#endif
+}
+
+/* Marks this block's partials as written; true in every thread of the block that arrives last
  * among `total`. That block resets the counter, so the next launch finds it at zero (no memset
- * per call, and graph replays work). */
+ * per call, and graph replays work). The barrier orders the block's writes before thread 0's
+ * acquire-release add, and the last block's reads after it: fences in every thread and a
+ * relaxed add cost ~0.3 us more a call (bench/tail_probe.cu: a full sum of 1M f32 over 244
+ * blocks, 7.20 against 6.88 us; H200). */
 __device__ __forceinline__ bool arrive_last(unsigned *counter, unsigned total, int *s_flag)
 {
-    __threadfence(); /* publish this block's partial before counting it */
     __syncthreads();
     if (threadIdx.x == 0) {
-        unsigned prev = atomicAdd(counter, 1u);
-        int last = prev == total - 1;
+        const int last = add_acq_rel(counter, 1u) == total - 1;
         if (last)
             atomicExch(counter, 0u);
         *s_flag = last;
     }
     __syncthreads();
-    const bool last = *s_flag != 0;
-    if (last)
-        __threadfence(); /* see the other blocks' partials */
-    return last;
+    return *s_flag != 0;
 }
 
 /* Combines n partials in a fixed order (thread t takes t, t + blockDim, ...; then the tree).
