@@ -132,71 +132,108 @@ static int64_t case_numel(const bench_case *c)
 }
 
 /* c = a custom case of op on shape, axes (NULL or "all": every axis) and dtype; nonzero with a
- * message on stderr naming the bad value. Small: under 1 MB of input. */
+ * message on stderr naming the bad value: `where` is a file's "path:line: ", or NULL for the
+ * command line (the messages then name its options). Small: under 1 MB of input. */
 static int custom_case(bench_case *c, const char *op, const char *shape, const char *axes,
                        const char *dtype, const char *where)
 {
+    const char *pre = where ? where : "", *sn = where ? "shape" : "--shape";
+    const char *an = where ? "axes" : "--axes", *dn = where ? "dtype" : "--dtype";
     size_t nd = 0;
+    int64_t numel = 1;
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "custom");
     c->op = op ? op : "ReduceSum";
     if (!shape || !tool_parse_ints(shape, c->shape, OP_MAX_DIMS, &nd) || nd == 0) {
-        fprintf(stderr, "opnn bench: %sbad shape %s (D0,D1,...)\n", where, shape ? shape : "''");
+        fprintf(stderr, "opnn bench: %sbad %s %s (D0,D1,..., at most %d dims)\n", pre, sn,
+                shape ? shape : "''", OP_MAX_DIMS);
         return 2;
     }
     c->ndim = (int32_t)nd;
     for (size_t i = 0; i < nd; i++)
-        if (c->shape[i] < 0) {
-            fprintf(stderr, "opnn bench: %sbad shape %s (a negative dimension)\n", where, shape);
+        if (c->shape[i] < 0 || __builtin_mul_overflow(numel, c->shape[i], &numel)) {
+            fprintf(stderr, "opnn bench: %sbad %s %s (%s)\n", pre, sn, shape,
+                    c->shape[i] < 0 ? "a negative dimension" : "more than 2^63 elements");
             return 2;
         }
     if (axes && strcmp(axes, "all")) {
+        uint32_t seen = 0;
         if (!tool_parse_ints(axes, c->axes, OP_MAX_DIMS, &c->naxes)) {
-            fprintf(stderr, "opnn bench: %sbad axes %s\n", where, axes);
+            fprintf(stderr, "opnn bench: %sbad %s %s (A0,A1,... or all)\n", pre, an, axes);
             return 2;
+        }
+        for (size_t i = 0; i < c->naxes; i++) {
+            const int64_t a = c->axes[i] < 0 ? c->axes[i] + (int64_t)nd : c->axes[i];
+            if (a < 0 || a >= (int64_t)nd || (seen & (1u << a))) {
+                fprintf(stderr, "opnn bench: %sbad %s %s for %zu dims (axis %lld %s)\n", pre, an,
+                        axes, nd, (long long)c->axes[i],
+                        a < 0 || a >= (int64_t)nd ? "out of range" : "repeated");
+                return 2;
+            }
+            seen |= 1u << a;
         }
     } else {
         c->all_axes = true;
     }
     if (!tool_dtype_parse(dtype, &c->dtype)) {
-        fprintf(stderr, "opnn bench: %sunknown dtype %s\n", where, dtype);
+        fprintf(stderr, "opnn bench: %sunknown %s %s\n", pre, dn, dtype);
         return 2;
     }
     c->small = (size_t)case_numel(c) * tool_dtype_size(c->dtype) < ((size_t)1 << 20);
     return 0;
 }
 
-/* Appends the cases of path's lines (see bench_usage) to cases[*n], up to cap; nonzero with a
- * message on stderr naming the file, the line and the bad value. */
-static int file_cases(const char *path, const char *op, bench_case *cases, size_t *n, size_t cap)
+/* Appends the cases of path's lines (see bench_usage) to cases[*n], at most `max` of them;
+ * nonzero with a message on stderr naming the file, the line and the bad value (2), or why the
+ * file could not be read (1). */
+static int file_cases(const char *path, const char *op, bench_case *cases, size_t *n, size_t max)
 {
-    FILE *f = fopen(path, "r");
-    char line[512], where[300];
+    const size_t wlen = strlen(path) + 32;
+    char line[512], *where = malloc(wlen);
+    FILE *f = where ? fopen(path, "r") : NULL;
     int rc = 0, lineno = 0;
+    size_t added = 0;
     if (!f) {
-        fprintf(stderr, "opnn bench: cannot read --shapes %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "opnn bench: cannot read --shapes %s: %s\n", path,
+                where ? strerror(errno) : "out of memory");
+        free(where);
         return 1;
     }
     while (rc == 0 && fgets(line, sizeof line, f)) {
         char *hash = strchr(line, '#'), shape[256], axes[128], dtype[32], extra[2];
-        lineno++;
+        snprintf(where, wlen, "%s:%d: ", path, ++lineno);
+        if (!strchr(line, '\n') && !feof(f)) {
+            fprintf(stderr, "opnn bench: %sline longer than %zu characters\n", where,
+                    sizeof line - 2);
+            rc = 2;
+            break;
+        }
         if (hash)
             *hash = '\0';
+        line[strcspn(line, "\r\n")] = '\0';
         const int got = sscanf(line, "%255s %127s %31s %1s", shape, axes, dtype, extra);
         if (got <= 0)
             continue;
-        snprintf(where, sizeof where, "%s:%d: ", path, lineno);
         if (got != 3) {
-            fprintf(stderr, "opnn bench: %sexpected 'SHAPE AXES DTYPE'\n", where);
+            fprintf(stderr, "opnn bench: %sexpected 'SHAPE AXES DTYPE', got '%s'\n", where, line);
             rc = 2;
-        } else if (*n >= cap) {
-            fprintf(stderr, "opnn bench: %smore than %zu cases\n", where, cap);
+        } else if (added >= max) {
+            fprintf(stderr, "opnn bench: %smore than %zu cases\n", where, max);
             rc = 2;
         } else if ((rc = custom_case(&cases[*n], op, shape, axes, dtype, where)) == 0) {
             cases[(*n)++].from_file = true;
+            added++;
         }
     }
+    if (rc == 0 && ferror(f)) {
+        fprintf(stderr, "opnn bench: cannot read --shapes %s: %s\n", path, strerror(errno));
+        rc = 1;
+    } else if (rc == 0 && added == 0) {
+        fprintf(stderr, "opnn bench: --shapes %s has no cases\n", path);
+        rc = 2;
+    }
     fclose(f);
+    free(where);
     return rc;
 }
 
@@ -881,6 +918,21 @@ static void print_result(const bench_case *c, const bench_result *r, FILE *json,
     }
 }
 
+/* Whether an op of that name is registered (built in, or from a plugin loaded before). */
+static bool op_registered(const char *name)
+{
+    const size_t total = op_list(NULL, 0);
+    const char **names = total ? malloc(total * sizeof *names) : NULL;
+    bool found = false;
+    if (!names)
+        return total != 0; /* no ops at all; or out of memory: let op_run say */
+    const size_t got = op_list(names, total);
+    for (size_t i = 0; i < got && i < total && !found; i++)
+        found = !strcmp(names[i], name);
+    free(names);
+    return found;
+}
+
 /* The cases of the command line: the suite, the named ones or the custom ones; *cases on the
  * heap. Nonzero (the tool's exit status) with a message on stderr. */
 static int bench_cases(const char *const *names, size_t nnames, const char *custom_op,
@@ -898,23 +950,35 @@ static int bench_cases(const char *const *names, size_t nnames, const char *cust
         fprintf(stderr, "opnn bench: out of memory\n");
         return 1;
     }
+    if (custom_op && !op_registered(custom_op)) {
+        fprintf(stderr, "opnn bench: unknown --op %s (opnn list names the ops)\n", custom_op);
+        free(cs);
+        return 2;
+    }
+    if (!custom_shape && (custom_axes || custom_dtype)) {
+        fprintf(stderr, "opnn bench: %s %s applies to --shape only\n",
+                custom_axes ? "--axes" : "--dtype", custom_axes ? custom_axes : custom_dtype);
+        free(cs);
+        return 2;
+    }
     if (custom_shape || (custom_op && nnames == 0 && !shapes_path)) {
         if (!custom_shape) {
             fprintf(stderr, "opnn bench: --op needs --shape D0,D1,..., --case or --shapes\n");
             rc = 2;
         } else {
-            rc = custom_case(&cs[n], custom_op, custom_shape, custom_axes, custom_dtype, "");
+            rc = custom_case(&cs[n], custom_op, custom_shape, custom_axes,
+                             custom_dtype ? custom_dtype : "f32", NULL);
             n += rc == 0;
         }
     }
     if (rc == 0 && shapes_path)
-        rc = file_cases(shapes_path, custom_op, cs, &n, cap);
+        rc = file_cases(shapes_path, custom_op, cs, &n, BENCH_MAX_FILE_CASES);
     for (size_t k = 0; rc == 0 && k < SUITE_SIZE; k++) {
         /* the whole suite, unless cases are named or custom cases are given */
         bool want = nnames == 0 && !(custom_op || custom_shape || shapes_path);
         for (size_t j = 0; j < nnames; j++)
             want = want || !strcmp(names[j], suite[k].name);
-        if (want) {
+        if (want && n < cap) {
             case_from_suite(&cs[n], &suite[k]);
             if (custom_op) { /* --op with --case: that op on the named suite cases */
                 cs[n].op = custom_op;
@@ -1075,7 +1139,7 @@ int opnn_tool_bench(int argc, char **argv)
     bench_case *cases = NULL;
     size_t ncases = 0;
     const char *device = NULL, *json_path = NULL, *custom_op = NULL, *custom_shape = NULL;
-    const char *custom_axes = NULL, *custom_dtype = "f32", *shapes_path = NULL;
+    const char *custom_axes = NULL, *custom_dtype = NULL, *shapes_path = NULL;
     const char *names[BENCH_MAX_CASES];
     size_t nnames = 0;
     int iters = 0, warmup = 5;

@@ -29,7 +29,9 @@ extern "C" {
 ///    launch.ranges 2 * OPNN_CUDA_UNROLL: twice the loads in flight.
 /// 7: INNER_GROUP's launch.ranges may be 2 * OPNN_CUDA_UNROLL too: one row a group, twice as
 ///    deep (a version 6 kernel read it as four rows a group: correct, but no longer the plan);
-///    ROW_WARP plans may take blocks of OPNN_CUDA_BLOCK / 2 threads.
+///    ROW_WARP plans may take blocks of OPNN_CUDA_BLOCK / 2 threads (version 14's planner
+///    also OPNN_CUDA_BLOCK / 4 where the tiles are fewer than the SMs; the launcher runs any
+///    block of 64 to OPNN_CUDA_BLOCK threads that is a multiple of 64).
 /// 8: MIDDLE plans whose B columns fill one vector (B * size == 16: B = 2, 4 or 8) may get
 ///    OPNN_KERNEL_ROW_VEC too (a version 7 launcher refused them as an internal error).
 /// 9: OUTER plans' launch.vec is the elements of one load: 16, 8 or 4 bytes (rows off 16 bytes
