@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One pass on a CUDA machine: build with CUDA, run the GPU test suite, the sanitizers on a
-# subset, the benchmark suite, the plugin ops beside ReduceSum, ReduceSum on shapes outside the
+# One pass on a CUDA machine: build with CUDA, run the GPU test suite, the sanitizers over
+# test_cuda_kernels (one kind a dtype) and the plugin ops' tests, the benchmark suite, the plugin ops beside ReduceSum, ReduceSum on shapes outside the
 # suite, and a kernel-time profile of the small cases. Output goes to $OUT (default
 # build/gpu-out). Dependencies not installed on the machine (uthash, cmocka, dlpack headers) may
 # be staged in .deps/ (see README).
@@ -8,10 +8,11 @@
 # bench/report.py turns bench.json into RESULTS.md's suite table, bench/offsuite_table.py the
 # offsuite lines (the stage's output) into its table of shapes off the suite.
 #
-# STAGES picks some of the stages (default: all, about 12 minutes on an H200): build test demo
-# suite plugins sanitizers offsuite profile. A machine with a per-command time limit can run it
-# in two calls, e.g. STAGES="build test demo suite plugins" and then
-# STAGES="build sanitizers offsuite profile" (the build is incremental the second time).
+# STAGES picks some of the stages (default: all): build test demo suite plugins sanitizers
+# offsuite profile. On an H200 the tests take about 2 minutes, the suite and the shapes off it
+# under one, the sanitizers longest (racecheck past 5 minutes). A machine with a per-command
+# time limit can run it in two calls, e.g. STAGES="build test demo suite plugins offsuite" and
+# then STAGES="build sanitizers profile" (the build is incremental the second time).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/build/gpu-out}
@@ -74,14 +75,22 @@ if want plugins && [ -f "$B/plugins/reduce_extra.so" ] && [ -f "$B/plugins/argmi
 fi
 
 if want sanitizers; then
-step "compute-sanitizer (memcheck, racecheck) on a subset"
-export OPNN_TEST_QUICK=1 OPNN_TEST_FILTER='families__every*'
+step "compute-sanitizer (memcheck, racecheck) over test_cuda_kernels, one kind a dtype"
+# the suite in its three shards (as ctest runs it), six processes at once: memcheck took 5.5
+# minutes so on an H200; racecheck's families__nan_inf shard longer
+shards=("OPNN_TEST_FILTER=families__every_kind_dtype/*" "OPNN_TEST_FILTER=families__nan_inf/*"
+        "OPNN_TEST_SKIP=families__*")
 for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/test_cuda_kernels" \
-        >"$L/sanitizer_$tool.log" 2>&1
-    echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/sanitizer_$tool.log" | tail -1)"
+    for i in 0 1 2; do
+        env OPNN_TEST_QUICK=1 "${shards[$i]}" compute-sanitizer --tool $tool --error-exitcode 9 \
+            "$B/tests/test_cuda_kernels" >"$L/sanitizer_${tool}_$i.log" 2>&1 &
+    done
 done
-unset OPNN_TEST_QUICK OPNN_TEST_FILTER
+wait
+for log in "$L"/sanitizer_*_?.log; do
+    echo "$(basename "$log" .log): $(grep -E '^\[  PASSED|^\[  FAILED' "$log" | tr '\n' ' ')" \
+        "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+done
 if [ -x "$B/tests/test_plugin_ops_cuda" ]; then
     compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/test_plugin_ops_cuda" \
         >"$L/sanitizer_plugins.log" 2>&1
