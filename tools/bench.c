@@ -918,21 +918,6 @@ static void print_result(const bench_case *c, const bench_result *r, FILE *json,
     }
 }
 
-/* Whether an op of that name is registered (built in, or from a plugin loaded before). */
-static bool op_registered(const char *name)
-{
-    const size_t total = op_list(NULL, 0);
-    const char **names = total ? malloc(total * sizeof *names) : NULL;
-    bool found = false;
-    if (!names)
-        return total != 0; /* no ops at all; or out of memory: let op_run say */
-    const size_t got = op_list(names, total);
-    for (size_t i = 0; i < got && i < total && !found; i++)
-        found = !strcmp(names[i], name);
-    free(names);
-    return found;
-}
-
 /* The cases of the command line: the suite, the named ones or the custom ones; *cases on the
  * heap. Nonzero (the tool's exit status) with a message on stderr. */
 static int bench_cases(const char *const *names, size_t nnames, const char *custom_op,
@@ -950,7 +935,8 @@ static int bench_cases(const char *const *names, size_t nnames, const char *cust
         fprintf(stderr, "opnn bench: out of memory\n");
         return 1;
     }
-    if (custom_op && !op_registered(custom_op)) {
+    op_info info;
+    if (custom_op && op_describe(custom_op, &info) != OP_OK) { /* built in or a plugin's */
         fprintf(stderr, "opnn bench: unknown --op %s (opnn list names the ops)\n", custom_op);
         free(cs);
         return 2;
