@@ -12,9 +12,10 @@
  *   nvcc -O3 -arch=sm_90 -std=c++17 bench/exact_probe.cu -o exact_probe [-DPROBE_LDG]
  *   [PROBE_ZERO=1] ./exact_probe [A R B]    (default: a few shapes)
  * -DPROBE_LDG loads through L1 (__ldg) rather than past it; PROBE_ZERO=1 makes every input 0, as
- * bench/phase_probe.cu's are. bench/RESULTS.md (session 28) has an H200's figures: correct and
- * bitwise repeatable, but 49.8 us on f16 [32, 1001, 2001], where phase_probe's exact layout (the
- * same grid and loads, no column mapping) took 34.4 and opnn 40.9. */
+ * bench/phase_probe.cu's are. bench/RESULTS.md (session 28) has an H200's figures for the version
+ * that masked every element in its loop: correct and bitwise repeatable, but 49.8 us on f16 [32,
+ * 1001, 2001], where phase_probe's exact layout took 34.4 and opnn 40.9. This version, which drops
+ * the masked lanes' accumulators once after the loop, has not been run on a GPU yet. */
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -86,11 +87,18 @@ __global__ void __launch_bounds__(256, 3) exact_kernel(job j)
 #pragma unroll
                 for (int k = 0; k < 4; k++) {
                     const float2 f = __half22float2(h[k]);
-                    acc[2 * k] += keep[2 * k] ? f.x : 0.0f;
-                    acc[2 * k + 1] += keep[2 * k + 1] ? f.y : 0.0f;
+                    acc[2 * k] += f.x;
+                    acc[2 * k + 1] += f.y;
                 }
             }
     }
+    /* an element outside the row [0, b) is in the same lane of every row the thread reads (one
+     * phase): its accumulator is dropped here, once. Tested in the loop, the test was made again
+     * for every element (64-bit compares, PTX), and the kernel ran 49.8 us on f16 [32, 1001,
+     * 2001] against 34.4 for the same loads unmasked (H200, session 28) */
+#pragma unroll
+    for (int e = 0; e < 8; e++)
+        acc[e] = keep[e] ? acc[e] : 0.0f;
     /* the rows' results by column: row ty's lane tx, element e is line column
      * tx * 8 + e + 8 - ph */
     for (int i = threadIdx.x; i < 8 * kLine; i += 256)
