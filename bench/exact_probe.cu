@@ -83,13 +83,7 @@ __global__ void __launch_bounds__(256, 3) exact_kernel(job j)
 #pragma unroll
         for (int u = 0; u < kU; u++)
             if (r + u * 8 < j.r) {
-                const __half2 *h = reinterpret_cast<const __half2 *>(&v[u]);
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const float2 f = __half22float2(h[k]);
-                    acc[2 * k] += f.x;
-                    acc[2 * k + 1] += f.y;
-                }
+                add_halves(acc, v[u]);
             }
     }
     /* an element outside the row [0, b) is in the same lane of every row the thread reads (one
@@ -195,27 +189,10 @@ static void run_shape(int64_t A, int64_t R, int64_t B)
         else
             worst = std::max(worst, d);
     }
-    cudaEvent_t ev[21];
-    for (auto &e : ev)
-        CK(cudaEventCreate(&e));
-    for (int w = 0; w < 3; w++) {
-        j.in = bufs[w & 1];
+    const float us = median_launch_us([&](int i) {
+        j.in = bufs[i & 1];
         exact_kernel<<<grid, 256>>>(j);
-    }
-    CK(cudaEventRecord(ev[0]));
-    for (int k = 0; k < 20; k++) {
-        j.in = bufs[k & 1];
-        exact_kernel<<<grid, 256>>>(j);
-        CK(cudaEventRecord(ev[k + 1]));
-    }
-    CK(cudaEventSynchronize(ev[20]));
-    std::vector<float> us;
-    for (int k = 0; k < 20; k++) {
-        float ms;
-        CK(cudaEventElapsedTime(&ms, ev[k], ev[k + 1]));
-        us.push_back(ms * 1000);
-    }
-    std::sort(us.begin(), us.end());
+    });
     /* a second run's results bitwise equal to the first's (the edges' fixed order) */
     std::vector<float> again(A * B);
     CK(cudaMemcpy(again.data(), out, A * B * sizeof(float), cudaMemcpyDeviceToHost));
@@ -224,10 +201,8 @@ static void run_shape(int64_t A, int64_t R, int64_t B)
         same = same && (got[i] == again[i] || (std::isnan(got[i]) && std::isnan(again[i])));
     printf("[%lld, %lld, %lld] f16 over 1: %lld blocks, %.1f us (median of 20), %.0f GB/s; %lld "
            "outputs wrong, worst error %.2e (of 1 + |sum|), rerun bitwise equal: %s\n",
-           (long long)A, (long long)R, (long long)B, (long long)grid, us[10],
-           n * 2 / (us[10] * 1e3), (long long)bad, worst, same ? "yes" : "NO");
-    for (auto &e : ev)
-        CK(cudaEventDestroy(e));
+           (long long)A, (long long)R, (long long)B, (long long)grid, us, n * 2 / (us * 1e3),
+           (long long)bad, worst, same ? "yes" : "NO");
     for (auto p : bufs)
         CK(cudaFree(p));
     CK(cudaFree(out));

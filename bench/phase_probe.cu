@@ -39,17 +39,6 @@ struct job {
     int64_t flat_bytes;                         /* FLAT: bytes in all */
 };
 
-__device__ __forceinline__ void fold16(float (&acc)[8], uint4 v)
-{
-    const __half2 *h = reinterpret_cast<const __half2 *>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        float2 f = __half22float2(h[i]);
-        acc[2 * i] += f.x;
-        acc[2 * i + 1] += f.y;
-    }
-}
-
 template <int BX, int U, int MINB, bool FL>
 __global__ void __launch_bounds__(256, MINB) probe(job j, float *out)
 {
@@ -67,7 +56,7 @@ __global__ void __launch_bounds__(256, MINB) probe(job j, float *out)
                            : make_uint4(0, 0, 0, 0);
 #pragma unroll
             for (int u = 0; u < U; u++)
-                fold16(acc, v[u]);
+                add_halves(acc, v[u]);
         }
     } else {
         const int64_t a = blockIdx.x / j.tiles, t = blockIdx.x % j.tiles;
@@ -83,7 +72,7 @@ __global__ void __launch_bounds__(256, MINB) probe(job j, float *out)
 #pragma unroll
             for (int u = 0; u < U; u++)
                 if (r + u * BY < j.r)
-                    fold16(acc, v[u]);
+                    add_halves(acc, v[u]);
         }
     }
     float s = 0;
@@ -94,36 +83,6 @@ __global__ void __launch_bounds__(256, MINB) probe(job j, float *out)
 }
 
 typedef void (*kern_t)(job, float *);
-
-static float time_it(kern_t k, int64_t grid, job j0, const char *bufs[2], float *out)
-{
-    cudaEvent_t ev[21];
-    for (auto &e : ev)
-        CK(cudaEventCreate(&e));
-    std::vector<float> ms;
-    for (int w = 0; w < 3; w++) {
-        job j = j0;
-        j.in = bufs[w & 1];
-        k<<<grid, 256>>>(j, out);
-    }
-    CK(cudaEventRecord(ev[0]));
-    for (int i = 0; i < 20; i++) {
-        job j = j0;
-        j.in = bufs[i & 1];
-        k<<<grid, 256>>>(j, out);
-        CK(cudaEventRecord(ev[i + 1]));
-    }
-    CK(cudaEventSynchronize(ev[20]));
-    for (int i = 0; i < 20; i++) {
-        float t;
-        CK(cudaEventElapsedTime(&t, ev[i], ev[i + 1]));
-        ms.push_back(t);
-    }
-    for (auto &e : ev)
-        CK(cudaEventDestroy(e));
-    std::sort(ms.begin(), ms.end());
-    return ms[10] * 1000.0f;
-}
 
 template <int BX, int U, int MINB> static void run_shape(int64_t A, int64_t R, int64_t B)
 {
@@ -172,7 +131,11 @@ template <int BX, int U, int MINB> static void run_shape(int64_t A, int64_t R, i
             grid = ov_grid;
             k = probe<BX, U, MINB, true>;
         }
-        float us = time_it(k, grid, j, bufs, out);
+        const float us = median_launch_us([&](int i) {
+            job ji = j;
+            ji.in = bufs[i & 1];
+            k<<<grid, 256>>>(ji, out);
+        });
         printf(" %s %.1f us (%lld blocks, %.0f GB/s of the input)", mode_names[m], us,
                (long long)grid, A * R * B * 2 / (us * 1e3));
     }
