@@ -93,6 +93,12 @@
  * 55.0, f64 [24, 1000, 1001] 52.2 against 50.7, [46, 1001, 1001] 50.8 against 50.0, f16 [34,
  * 1001, 3001] 57.3 against 57.7 (H200) */
 #define SHIFT_TAIL_MIN_ROWS 16
+/* Exact shift tiles (shift_exact) down to half the slots in units where they are this full
+ * (columns over the tiles' columns): exact tiles of 32 vectors, bench/phase_probe.cu, f16 over 1
+ * (H200): [32, 1001, 2001] 256 units 34.2 us against 38.5 at half a warp (512), but [128, 1001,
+ * 257] (tiles half full) 26.1 against 21.1 */
+#define SHIFT_FULL_TILES_NUM 3
+#define SHIFT_FULL_TILES_DEN 4
 /* Column tiles of a warp's 32 loads with no split are warp units (a warp a tile, every row, no
  * block tree) where a block's 8 rows at once would leave each thread at most this many rows and
  * the units fill every warp of the slots' blocks. The block's tree of 8 rows and 3 barriers a
@@ -841,16 +847,47 @@ static void plan_shift_tail(opnn_reduce_plan *p, const opnn_device_props *props)
     launch_workspace(l, left * l->sub * l->vec * split, left);
 }
 
+/* A shift plan of exact tiles: a warp a row, tiles of 32 vectors' columns, lane 0 also reading
+ * the vector after the tile (launch.segs 32), where those tiles make one wave of whole units,
+ * half the slots or more, 3/4 full or more (SHIFT_FULL_TILES), and an SM's most tiles hold fewer
+ * columns than the 31 vectors' tiles would (or those make too few units). Lane 0's extra copies
+ * cost every round, so the tiles must be fewer where it counts: in one wave (H200, us, these
+ * against tiles of 31 vectors): f16 [32, 1001, 2001] over 1 (256 units against 288) 40.7-41.2 ->
+ * 36.8-36.9, [32, 1001, 3001] (384 against 416 in a wave and a split tail) 54.6-54.8 -> 51.1-51.4,
+ * [32, 1001, 1001] (256 against half a warp's 544) 37.2 -> 35.5-35.8, [46, 1001, 1001] (368
+ * against 414) 49.5-49.7 -> 48.3-48.4, f64 [24, 1000, 1001] 50.4-50.5 -> 47.0-47.5, f64 [16,
+ * 1001, 1001] (single elements) 35.5 -> 32.9-33.1; but f16 [30, 1001, 3001] (360 against 390, 3
+ * a most SMs either way) 48.4-48.7 -> 49.7-50.0, and where they were split, slower: f16 [64,
+ * 2001, 1001] 66.9-67.6 -> 71.9-72.0, f16 [250000, 259] over 0 42.2-42.5 -> 48.0-48.4, and past
+ * a wave f32 [128, 1001, 1001] 121.3 -> 123.5. */
+static int shift_exact(opnn_reduce_plan *p, const opnn_device_props *props, int family, int64_t v)
+{
+    int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
+    int64_t sms = props && props->sm_count > 0 ? props->sm_count : 1;
+    int64_t te = cdiv(p->b, 32 * v), to = cdiv(p->b, 31 * v);
+
+    plan_outer_vec(p, props, family, p->r, te * 32 * v, v, OPNN_CUDA_BLOCKS_PER_SM_INNER, 1, 32);
+    if (p->launch.split != 1 || p->launch.units > slots || 2 * p->launch.units < slots ||
+        SHIFT_FULL_TILES_DEN * p->b < SHIFT_FULL_TILES_NUM * te * 32 * v)
+        return 0;
+    if (4 * p->a * to >= 3 * slots && cdiv(p->a * te, sms) * 32 >= cdiv(p->a * to, sms) * 31)
+        return 0;
+    p->launch.ranges = OPNN_CUDA_SHIFT_RANGES;
+    p->launch.segs = 32;
+    return 1;
+}
+
 /* Rows that start off 16 bytes at single elements (vec 1: f32 rows 4 bytes off, f16 2, f64 8)
  * that no run or super-row plan takes, the view's rows in order and each at least 31 vectors
  * wide: each row read as the aligned 16-byte vectors that cover it, sub lanes a row, in tiles of
- * sub - 1 vectors' columns (OPNN_CUDA_SHIFT_RANGES; the kernel's PH). The tiles and the
- * workspace are those of a view of b' columns, b' the tiles' sub vectors each, which also covers
- * the launcher's fallback to single elements. Against single elements (H200, us): f16 [64, 2001,
- * 1001] over 1 83.8 -> 67.1-68.3, bf16 83.8 -> 68.2-69.4, [128, 1001, 1001] 134.6 -> 127.8, f64
- * [64, 1000, 1001] 129.1 -> 123.2. Rows whose starts allow 8-byte items (f32 [100000, 2502] over
- * 0: 238.8 -> 240.6, f16 [100000, 2500] 125.1 -> 127.7) or 4-byte ones (f16 [256, 999, 500] over
- * 1: 68.5 -> 69.7) keep them.
+ * sub - 1 vectors' columns, which the sub vectors cover at any phase (OPNN_CUDA_SHIFT_RANGES;
+ * the kernel's PH; launch.segs is the tiles' vectors). The tiles and the workspace are those of a
+ * view of b' columns, b' the tiles' sub vectors each, which also covers the launcher's fallback
+ * to single elements. Against single elements (H200, us): f16 [64, 2001, 1001] over 1 83.8 ->
+ * 67.1-68.3, bf16 83.8 -> 68.2-69.4, [128, 1001, 1001] 134.6 -> 127.8, f64 [64, 1000, 1001]
+ * 129.1 -> 123.2. Rows whose starts allow 8-byte items (f32 [100000, 2502] over 0: 238.8 ->
+ * 240.6, f16 [100000, 2500] 125.1 -> 127.7) or 4-byte ones (f16 [256, 999, 500] over 1: 68.5 ->
+ * 69.7) keep them.
  *
  * A warp a row (sub 32), or where that makes fewer units than 3/4 of the slots (rows too few to
  * split further), half a warp (sub 16: twice the tiles, of 15 vectors) for elements of 4 bytes or
@@ -860,7 +897,10 @@ static void plan_shift_tail(opnn_reduce_plan *p, const opnn_device_props *props)
  * [32, 1001, 2001] 45.2 -> 40.8, [32, 1001, 1001] 38.7 -> 37.2, f64 [16, 1001, 1001] 36.0 ->
  * 37.0 (so not for 8-byte elements); against a warp where both have the units, slower: f16 [64,
  * 2001, 1001] 68.0 -> 71.7, [128, 1001, 1001] 123.8 -> 127.2 (H200, session 24). A warp a row's
- * tiles past the last full wave are split (plan_shift_tail). */
+ * tiles past the last full wave are split (plan_shift_tail).
+ *
+ * Before all that, exact tiles of 32 vectors (segs 32: lane 0 also reads the vector after the
+ * tile, shift_exact) where they make one wave of whole tiles. */
 static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props, int family,
                             int64_t r1, int64_t vec)
 {
@@ -871,11 +911,14 @@ static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props,
         (p->r > 1 && p->r_stride < p->b) ||
         (p->a > 1 && p->a_stride != 0 && p->a_stride < (p->r - 1) * p->r_stride + p->b))
         return 0;
+    if (shift_exact(p, props, family, v))
+        return 1;
     for (int64_t sub = 32; sub >= (es <= 4 ? 16 : 32); sub /= 2) {
         plan_outer_vec(p, props, family, p->r, cdiv(p->b, (sub - 1) * v) * sub * v, v,
                        OPNN_CUDA_BLOCKS_PER_SM_INNER, 1, sub);
         if (4 * p->launch.units >= 3 * device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER)) {
             p->launch.ranges = OPNN_CUDA_SHIFT_RANGES;
+            p->launch.segs = sub - 1;
             plan_shift_tail(p, props);
             return 1;
         }

@@ -360,25 +360,28 @@ static const shape_case family_cases[] = {
  * rows than the block's rows, the first and last rows of a slab one thread's; gapped rows; a
  * column of 5 rows whose first row is also its last; a middle of 1001 columns (f32 rows at 4
  * phases, f16 at 8). These take a warp a row; half a warp (test_plan's
- * launch__shift_test_shapes): columns of 5 rows, 301 wide (f32, i32) and 501 wide (f16, bf16),
+ * launch__shift_test_shapes): columns of 5 rows, 259 wide (f32, i32) and 517 wide (f16, bf16),
  * and columns of 257 split, 1109 rows (f32, i32) and 1734 (f16, bf16). The "_tail_" shapes make
  * a few more tiles than a wave of slots, and the planner splits those last ones only
  * (launch.whole): a column of 1601 (700 rows in 5 slices, f64 3, the view's last row in the
- * last slice, offset 1); 3 slabs of 999 columns, the third's last tiles in 2 slices.
+ * last slice, offset 1); 3 slabs of 1051 columns, the third's last tiles in 2 slices. Exact
+ * tiles of 32 vectors (test_plan's launch__shift_test_shapes): the column of 5 rows of 1001 in
+ * f16 and bf16, and 2 slabs of 50 rows of 251 at offset 1 in f32 and i32.
  * Reads outside the tensor leave the results as they are: memcheck (RESULTS.md) is what checks
  * them. */
 static const shape_case shift_cases[] = {
     {"middle_shift_split", 3, S(3, 4001, 259), S(0), false, 1, S(1), 1},
     {"col_shift_split_491", 2, S(8001, 491), S(0), false, 1, S(0), 1},
-    {"col_shift_half_warp_301", 2, S(5, 301), S(0), false, 1, S(0), 1},
-    {"col_shift_half_warp_501", 2, S(5, 501), S(0), false, 1, S(0), 1},
+    {"col_shift_half_warp_259", 2, S(5, 259), S(0), false, 1, S(0), 1},
+    {"col_shift_half_warp_517", 2, S(5, 517), S(0), false, 1, S(0), 1},
     {"middle_shift_broadcast", 3, S(3, 500, 301), S(0, 301, 1), true, 1, S(1), 1},
     {"middle_shift_few_rows", 3, S(2, 9, 1001), S(0), false, 1, S(1), 3},
     {"middle_shift_gaps", 3, S(4, 200, 333), S(70201, 351, 1), true, 1, S(1), 1},
     {"col_shift_short", 2, S(5, 1001), S(0), false, 1, S(0), 1},
     {"middle_shift_1001", 3, S(5, 301, 1001), S(0), false, 1, S(1), 0},
     {"col_shift_tail_1601", 2, S(700, 1601), S(0), false, 1, S(0), 1},
-    {"middle_shift_tail_999", 3, S(3, 300, 999), S(0), false, 1, S(1), 0},
+    {"middle_shift_tail_1051", 3, S(3, 300, 1051), S(0), false, 1, S(1), 0},
+    {"middle_shift_exact", 3, S(2, 50, 251), S(0), false, 1, S(1), 1},
 };
 #define NUM_SHIFT_CASES (sizeof shift_cases / sizeof shift_cases[0])
 /* shift_cases planned for a device of 4 SMs */
@@ -1257,6 +1260,22 @@ int main(void)
         cmocka_set_test_filter(getenv("OPNN_TEST_FILTER"));
     if (getenv("OPNN_TEST_SKIP"))
         cmocka_set_skip_filter(getenv("OPNN_TEST_SKIP"));
+    /* OPNN_TEST_SHARD=i/n keeps every n-th test from the i-th (0-based), so that n processes
+     * share a filtered run (compute-sanitizer's racecheck takes ~14 s a families case) */
+    const char *shard = getenv("OPNN_TEST_SHARD");
+    if (shard) {
+        int si = -1, sn = 0;
+        if (sscanf(shard, "%d/%d", &si, &sn) != 2 || sn < 1 || si < 0 || si >= sn) {
+            fprintf(stderr, "test_cuda_kernels: OPNN_TEST_SHARD=%s is not i/n, 0 <= i < n\n",
+                    shard);
+            return 2;
+        }
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i % (size_t)sn == (size_t)si)
+                tests[kept++] = tests[i];
+        n = kept;
+    }
     return _cmocka_run_group_tests("test_cuda_kernels", tests, n, group_setup, NULL);
 }
 

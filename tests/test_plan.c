@@ -1273,7 +1273,8 @@ static void check_launch(const opnn_reduce_plan *p)
     assert_int_equal(l->workspace_bytes, l->partial_bytes + (size_t)l->ncounters * 4u);
     if (l->split > 1)
         assert_true(l->partial_bytes > 0 && l->ncounters > 0);
-    /* rows off 16 bytes read as covering vectors: tiles of sub - 1 vectors cover the columns,
+    /* rows off 16 bytes read as covering vectors: tiles of segs vectors (sub - 1, or sub: exact
+     * tiles, in one wave of whole ones), as few as cover the columns,
      * and a split's workspace also holds the launcher's fallback, tiles of sub single elements
      * (only shift plans have whole tiles before split ones) */
     if (!(l->kernel == OPNN_KERNEL_OUTER && l->ranges == OPNN_CUDA_SHIFT_RANGES))
@@ -1282,7 +1283,10 @@ static void check_launch(const opnn_reduce_plan *p)
         const int64_t tiles1 = (p->b + l->sub - 1) / l->sub;
         const int64_t nt = p->a * l->tiles, split_tiles = nt - l->whole;
 
-        assert_true(l->tiles * (l->sub - 1) * l->vec >= p->b);
+        assert_true(l->segs == l->sub - 1 || (l->segs == l->sub && l->sub == 32));
+        assert_int_equal(l->tiles, (p->b + l->segs * l->vec - 1) / (l->segs * l->vec));
+        if (l->segs == l->sub)
+            assert_true(l->split == 1 && l->whole == 0 && l->units == nt && l->units <= 3 * 132);
         assert_int_equal(l->units, l->whole + split_tiles * l->split);
         /* whole tiles first: the split ones are fewer than a wave and cut in slices of rows,
          * which the fallback does not need (it reads every tile whole) */
@@ -1335,10 +1339,23 @@ static void h200_launch_strided(opnn_reduce_plan *p, int32_t ndim, const int64_t
     check_launch(p);
 }
 
+/* A shift plan of exact tiles (a warp a row, tiles of 32 vectors): `tiles` a slab, one wave of
+ * whole units */
+static void assert_exact_shift(const opnn_reduce_plan *p, int64_t tiles)
+{
+    assert_int_equal(p->launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p->launch.sub, 32);
+    assert_int_equal(p->launch.segs, 32);
+    assert_int_equal(p->launch.tiles, tiles);
+    assert_int_equal(p->launch.whole, 0);
+    assert_int_equal(p->launch.split, 1);
+    assert_int_equal(p->launch.units, p->a * tiles);
+}
+
 /* The shapes of test_cuda_kernels' shift_cases that take half a warp a row, planned as there
  * (for a device of 2 or 4 SMs), one that takes a warp, and the "_tail_" ones, whose last tiles
  * alone are split: the GPU test runs both widths, split and not, whole tiles before split ones
- * and not. */
+ * and not; then those that take exact tiles. */
 static void launch__shift_test_shapes(void **state)
 {
     static const struct {
@@ -1349,16 +1366,16 @@ static void launch__shift_test_shapes(void **state)
         bool split;
         bool whole; /* whole tiles, then split ones */
     } cases[] = {
-        {{5, 301}, 2, "f32", 16, false, false},    {{5, 301}, 2, "i32", 16, false, false},
-        {{5, 501}, 2, "f16", 16, false, false},    {{5, 501}, 2, "bf16", 16, false, false},
-        {{1109, 257}, 4, "f32", 16, true, false},  {{1109, 257}, 4, "i32", 16, true, false},
-        {{1734, 257}, 4, "f16", 16, true, false},  {{1734, 257}, 4, "bf16", 16, true, false},
-        {{8001, 491}, 2, "f32", 32, true, false},  {{8001, 491}, 2, "f16", 32, true, false},
-        {{8001, 491}, 2, "f64", 32, true, false},  {{5, 501}, 2, "f32", 32, false, false},
-        {{700, 1601}, 2, "f32", 32, true, true},   {{700, 1601}, 2, "f64", 32, true, true},
-        {{700, 1601}, 2, "f16", 32, true, true},   {{700, 1601}, 2, "bf16", 32, true, true},
-        {{3, 300, 999}, 2, "f32", 32, true, true}, {{3, 300, 999}, 2, "f16", 32, true, true},
-        {{3, 300, 999}, 2, "i64", 32, true, true},
+        {{5, 259}, 2, "f32", 16, false, false},     {{5, 259}, 2, "i32", 16, false, false},
+        {{5, 517}, 2, "f16", 16, false, false},     {{5, 517}, 2, "bf16", 16, false, false},
+        {{1109, 257}, 4, "f32", 16, true, false},   {{1109, 257}, 4, "i32", 16, true, false},
+        {{1734, 257}, 4, "f16", 16, true, false},   {{1734, 257}, 4, "bf16", 16, true, false},
+        {{8001, 491}, 2, "f32", 32, true, false},   {{8001, 491}, 2, "f16", 32, true, false},
+        {{8001, 491}, 2, "f64", 32, true, false},   {{5, 501}, 2, "f32", 32, false, false},
+        {{700, 1601}, 2, "f32", 32, true, true},    {{700, 1601}, 2, "f64", 32, true, true},
+        {{700, 1601}, 2, "f16", 32, true, true},    {{700, 1601}, 2, "bf16", 32, true, true},
+        {{3, 300, 1051}, 2, "f32", 32, true, true}, {{3, 300, 1051}, 2, "f16", 32, true, true},
+        {{3, 300, 1051}, 2, "i64", 32, true, true},
     };
     const int64_t ax0[1] = {0}, ax1[1] = {1};
     (void)state;
@@ -1377,6 +1394,31 @@ static void launch__shift_test_shapes(void **state)
         assert_int_equal(p.launch.sub, cases[i].sub);
         assert_int_equal(p.launch.split > 1, cases[i].split);
         assert_int_equal(p.launch.whole > 0, cases[i].whole);
+    }
+    /* exact tiles of 32 vectors (one wave of whole units at 2 SMs, fewer a most SM than 31
+     * vectors' tiles): test_cuda_kernels' col_shift_short in f16 and bf16 (4 tiles against 5),
+     * the f32 column of 501 above (4 against 5), middle_shift_exact in f32 and i32 (2 slabs of 2
+     * against 3) */
+    static const struct {
+        int64_t shape[3];
+        const char *dtype;
+        int64_t tiles;
+    } exact[] = {{{5, 1001}, "f16", 4},
+                 {{5, 1001}, "bf16", 4},
+                 {{5, 501}, "f32", 4},
+                 {{2, 50, 251}, "f32", 2},
+                 {{2, 50, 251}, "i32", 2}};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        opnn_device_props small = h200;
+        opnn_reduce_plan p;
+        const bool middle = exact[i].shape[2] > 0;
+
+        small.sm_count = 2;
+        plan_dtype_for(&p, middle ? 3 : 2, exact[i].shape, 1, middle ? ax1 : ax0,
+                       ts_dtype(exact[i].dtype));
+        opnn__reduce_plan_launch(&p, &small);
+        check_launch(&p);
+        assert_exact_shift(&p, exact[i].tiles);
     }
 }
 
@@ -1781,17 +1823,21 @@ static void launch__suite_shapes_on_h200(void **state)
     /* not super-rows: slabs off 16 bytes, rows past 1 KB of under 396 MB, a fold of more than a
      * 4096th of the input. Rows off 16 bytes at single elements, at least 31 vectors wide, read
      * the 16-byte vectors that cover them (OPNN_CUDA_SHIFT_RANGES): a warp a row (sub 32), f32
-     * tiles of 124 columns, f16 248, f64 62, the workspace that of tiles of 32 vectors (or of
-     * single elements); rows that allow 8-byte items keep them. Where a warp a row makes fewer
-     * units than 3/4 of the slots, half a warp (sub 16, tiles of 15 vectors) for elements of 4
-     * bytes or less: f32 [32, 1001, 1001] 288 units against 544; else single elements: f64
-     * [16, 1001, 1001], f16 [8, 2001, 1001] (280 units, and 288 with half a warp) */
+     * tiles of 124 columns, f16 248, f64 62 (segs 31), the workspace that of tiles of 32 vectors
+     * (or of single elements); rows that allow 8-byte items keep them. Exact tiles of 32 vectors
+     * (segs 32) where they make one wave of whole units and an SM's most tiles fewer columns: f32
+     * [32, 1001, 1001] (256 units; 288 of 31 vectors, too few for them), f16 [32, 1001, 3001]
+     * (384 against 416). Where a warp a row makes fewer units than 3/4 of the slots, half a warp
+     * (sub 16, tiles of 15 vectors) for elements of 4 bytes or less: f16 [128, 1001, 257] 384
+     * units (exact tiles half full); else single elements: f16 [8, 2001, 1001] (280 units, and
+     * 288 with half a warp) */
     const int64_t m2001[3] = {64, 2001, 1001}, small_odd[2] = {2000, 1001},
                   few_rows[2] = {4000, 4001};
     h200_launch(&p, 3, m2001, 1, ax1, "f32");
     assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
     assert_int_equal(p.launch.vec, 4);
     assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.segs, 31);
     assert_int_equal(p.launch.tiles, 9);
     assert_int_equal(p.launch.units, 64 * 9 * p.launch.split);
     if (p.launch.split > 1)
@@ -1801,43 +1847,58 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
     assert_int_equal(p.launch.vec, 8);
     assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.segs, 31);
     assert_int_equal(p.launch.tiles, 5);
     h200_launch(&p, 3, m2001, 1, ax1, "f64");
     assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
     assert_int_equal(p.launch.vec, 2);
     assert_int_equal(p.launch.sub, 32);
     assert_int_equal(p.launch.tiles, 17);
-    const int64_t m32[3] = {32, 1001, 1001}, m16[3] = {16, 1001, 1001};
+    const int64_t m32[3] = {32, 1001, 1001}, m128[3] = {128, 1001, 257};
     h200_launch(&p, 3, m32, 1, ax1, "f32");
-    assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
     assert_int_equal(p.launch.vec, 4);
-    assert_int_equal(p.launch.sub, 16);
+    assert_exact_shift(&p, 8);
+    /* f64: 512 exact tiles, past a wave: 544 of 31 vectors, the 148 past the first wave split */
+    h200_launch(&p, 3, m32, 1, ax1, "f64");
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p.launch.segs, 31);
     assert_int_equal(p.launch.tiles, 17);
-    /* 544 tiles at half a warp a row: all whole (plan_shift_tail splits a warp a row's only) */
+    assert_int_equal(p.launch.whole, 3 * 132);
+    assert_int_equal(p.launch.units, 3 * 132 + 148 * p.launch.split);
+    h200_launch(&p, 3, m128, 1, ax1, "f16");
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p.launch.sub, 16);
+    assert_int_equal(p.launch.segs, 15);
+    assert_int_equal(p.launch.tiles, 3);
+    /* 384 tiles at half a warp a row: all whole (plan_shift_tail splits a warp a row's only) */
     assert_int_equal(p.launch.whole, 0);
-    assert_int_equal(p.launch.units, 32 * 17 * p.launch.split);
-    /* f16 [32, 1001, 3001]: 13 tiles of 31 vectors, 416; the 20 past the first wave in 7
-     * slices of 143 rows (16 rows a thread); 30 slabs, 390 tiles, one wave, are all whole */
-    const int64_t m3001[3] = {32, 1001, 3001}, m3001_30[3] = {30, 1001, 3001};
+    assert_int_equal(p.launch.units, 128 * 3 * p.launch.split);
+    /* f16 [32, 1001, 3001]: 12 exact tiles, 384 units, against 13 of 31 vectors (416, 4 on
+     * some SMs); [34, 1001, 3001]: 408 exact tiles are past a wave, so 13 of 31 vectors, 442,
+     * the 46 past the first wave in 7 slices of 143 rows (16 rows a thread); [30, 1001, 3001]:
+     * 390 of 31 vectors, 3 on most SMs as 360 exact ones would be, so those */
+    const int64_t m3001[3] = {34, 1001, 3001}, m3001_32[3] = {32, 1001, 3001},
+                  m3001_30[3] = {30, 1001, 3001};
+    h200_launch(&p, 3, m3001_32, 1, ax1, "f16");
+    assert_exact_shift(&p, 12);
     h200_launch(&p, 3, m3001, 1, ax1, "f16");
     assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
     assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.segs, 31);
     assert_int_equal(p.launch.tiles, 13);
     assert_int_equal(p.launch.whole, 3 * 132);
     assert_int_equal(p.launch.split, 7);
     assert_int_equal(p.launch.chunk, 143);
-    assert_int_equal(p.launch.units, 3 * 132 + 20 * 7);
+    assert_int_equal(p.launch.units, 3 * 132 + 46 * 7);
     assert_int_equal(p.launch.grid_x, p.launch.units);
-    assert_true(p.launch.partial_bytes >= (size_t)(20 * 7 * 256) * OPNN_CUDA_MAX_ACC_BYTES);
-    assert_true(p.launch.ncounters >= 20);
+    assert_true(p.launch.partial_bytes >= (size_t)(46 * 7 * 256) * OPNN_CUDA_MAX_ACC_BYTES);
+    assert_true(p.launch.ncounters >= 46);
     h200_launch(&p, 3, m3001_30, 1, ax1, "f16");
     assert_int_equal(p.launch.ranges, OPNN_CUDA_SHIFT_RANGES);
+    assert_int_equal(p.launch.segs, 31);
     assert_int_equal(p.launch.whole, 0);
     assert_int_equal(p.launch.split, 1);
     assert_int_equal(p.launch.units, 30 * 13);
-    h200_launch(&p, 3, m16, 1, ax1, "f64");
-    assert_int_equal(p.launch.vec, 1);
-    assert_true(p.launch.ranges != OPNN_CUDA_SHIFT_RANGES);
     /* narrower than a tile (f32 123 columns, f16 247): the column kernel's narrower items */
     const int64_t m123[3] = {64, 2001, 123}, m247[3] = {64, 2001, 247};
     h200_launch(&p, 3, m123, 1, ax1, "f32");

@@ -55,7 +55,10 @@ extern "C" {
 /// 14: opnn_launch.whole: a shift plan (OUTER's OPNN_CUDA_SHIFT_RANGES) may read its first
 ///    `whole` tiles unsplit and split only the tiles after them, the last wave's (a version 13
 ///    launcher would split every tile, with too small a workspace).
-#define OP_ABI_VERSION 14u
+/// 15: shift plans carry their tiles' vectors in launch.segs: sub - 1, or sub (exact tiles, lane
+///    0 of a row also reading the vector after the lanes'); a version 14 launcher read segs as
+///    slabs (1) and tiles of sub - 1 vectors, which may not cover exact tiles' columns.
+#define OP_ABI_VERSION 15u
 
 /// Attribute value types.
 typedef enum op_attr_type {

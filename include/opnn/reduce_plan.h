@@ -52,8 +52,10 @@ extern "C" {
  * after the tiles', and the tile that completes it folds it, a thread a column. */
 #define OPNN_CUDA_SUPER_FOLD_COLS 256
 /* OUTER's launch.ranges for rows that start off 16 bytes read as the 16-byte vectors that cover
- * them, sub (32 or 16) lanes a row; a column tile is sub - 1 vectors' elements, one vector fewer
- * than the lanes read, so that their vectors cover it at any phase of the row. */
+ * them, sub (32 or 16) lanes a row; a column tile is segs vectors' elements: sub - 1, one vector
+ * fewer than the lanes read, so that their vectors cover it at any phase of the row, or sub
+ * (exact), lane 0 also reading the vector after the lanes' where the row's phase leaves tile
+ * columns in it. */
 #define OPNN_CUDA_SHIFT_RANGES 5
 /* Longest row ROW_TILE takes, in bytes. */
 #define OPNN_CUDA_ROW_TILE_MAX_BYTES 512
@@ -119,7 +121,8 @@ typedef struct opnn_launch {
                                ROW_TILE: rows per warp tile */
     int64_t segs;           /* INNER_BLOCK: R1 segments per unit (chunk == 0); ROW_TILE: rows
                                per pack (rows that end on a 16-byte boundary); OUTER: R1 slabs
-                               per slice (chunk == r then), or (ranges 3) rows a super-row */
+                               per slice (chunk == r then), or (ranges 3) rows a super-row, or
+                               (OPNN_CUDA_SHIFT_RANGES) vectors a tile (sub - 1 or sub) */
     int64_t tiles;          /* OUTER: column tiles per A index; ROW_TILE: vectors per tile */
     int vec;                /* elements per 16-byte vector load (1: scalar loads); OUTER: per
                                load of 16, 8 or 4 bytes, the widest every row start allows */
@@ -135,7 +138,7 @@ typedef struct opnn_launch {
                                super-rows (plan_launch.c: tiles, split and vec are those of
                                the view [A, R / k, k * B]; segs is k), OPNN_CUDA_SHIFT_RANGES
                                for rows off 16 bytes read as the vectors that cover them (sub
-                               32 or 16, tiles of sub - 1 vectors' columns), else
+                               32 or 16, tiles of segs vectors' columns), else
                                a block a unit */
     int64_t whole;          /* OUTER, OPNN_CUDA_SHIFT_RANGES: units 0 .. whole - 1 are whole
                                tiles (tile index = unit, every row, no partials); the a * tiles

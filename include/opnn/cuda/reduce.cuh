@@ -1800,6 +1800,45 @@ template <class Op> constexpr bool stg_ok()
     return 16 / sizeof(typename Op::in_t) * sizeof(typename Op::acc_t) <= 32;
 }
 
+/* a's bytes where m's are 0, b's where they are set */
+__device__ __forceinline__ uint4 merge_bytes(uint4 a, uint4 b, uint4 m)
+{
+    return make_uint4((a.x & ~m.x) | (b.x & m.x), (a.y & ~m.y) | (b.y & m.y),
+                      (a.z & ~m.z) | (b.z & m.z), (a.w & ~m.w) | (b.w & m.w));
+}
+
+/* The outer kernel's PH, lane 0 of a row: the vectors at q, q + step, ... (N of them, the last
+ * repeated from index `last` on) copied into next[1 .. N] by cp.async (issued before the row's
+ * own loads, so that their addresses are not held with those loads' registers: 56 bytes
+ * spilled so, f16), */
+template <int N, class T>
+__device__ __forceinline__ void fetch_next(uint4 *next, const T *q, int64_t step, int last)
+{
+#pragma unroll
+    for (int u = 0; u < N; u++) {
+        cp_async16(next + 1 + u, q);
+        if (u < last)
+            q += step;
+    }
+    cp_async_commit();
+}
+
+/* then their bytes under the mask next[0] merged into x[0 .. N - 1] */
+template <int N, int VEC, class T>
+__device__ __forceinline__ void merge_next(T (&x)[N][VEC], const uint4 *next)
+{
+    static_assert(VEC * sizeof(T) == 16, "16-byte items");
+    cp_async_wait<0>();
+    const uint4 mask = next[0];
+#pragma unroll
+    for (int u = 0; u < N; u++) {
+        uint4 v;
+        memcpy(&v, x[u], 16);
+        v = merge_bytes(v, next[1 + u], mask);
+        memcpy(x[u], &v, 16);
+    }
+}
+
 /* SUP kernels are compiled for 3 blocks an SM (the planner sizes their waves so): at 4, within 64
  * registers, the f16 kernel spilled and issued its 16-byte loads one at a time, f16 [100001,
  * 2501] over 0 163 us against 136 for bf16 (H200).
@@ -1807,12 +1846,19 @@ template <class Op> constexpr bool stg_ok()
  * PH (the planner's OPNN_CUDA_SHIFT_RANGES): rows that start off 16 bytes, each read as the aligned
  * 16-byte vectors that cover it. BX (32 or 16) lanes take a row at a time and their rows are BY
  * apart, BY * size a multiple of 16, so every row of theirs starts at the same phase ph (elements
- * past 16 bytes): lane x's vector holds columns c0 - ph + x * VEC + e of its rows. A tile is W -
- * VEC columns, which the W columns read cover at any phase; the block's tree adds the rows'
- * accumulators by column (each row of lanes shifted by its phase), and the columns outside the
- * tile are dropped. Only the view's first and last vectors can reach outside it: those two rows are
- * read element by element. */
-template <class Op, int VEC, bool EXT, bool STG = false, bool SUP = false, bool PH = false>
+ * past 16 bytes): lane x's vector holds columns c0 - ph + x * VEC + e of its rows, tile column
+ * x * VEC + e - ph. A tile is W - VEC columns, which the W columns read cover at any phase (the
+ * columns outside it are dropped), or (exact) W: the BX vectors then miss the tile's last ph
+ * columns and hold ph of the previous tile's, so lane 0 also takes the vector after them (W
+ * columns on, through shared memory by cp.async: in registers, the f16 kernel's 8 loads in flight
+ * would have needed 32 more than its 80) and puts its first ph elements in place of its own
+ * vector's, which makes its element e < ph tile column W - ph + e. The block's tree adds the
+ * rows' accumulators by column. Exact tiles are fewer (f16 [32, 1001, 2001] over 1: 8 a slab at a
+ * warp a row rather than 9) but cost lane 0's extra copies every round (the planner weighs the
+ * two). Only the view's first and last vectors can reach outside it: those two rows are read
+ * element by element. */
+template <class Op, int VEC, bool EXT, bool STG = false, bool SUP = false, bool PH = false,
+          bool PX = false>
 __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksInner)
                                                     : min_blocks<Op>(kMinBlocks))
     outer_kernel(Op op, outer_args p)
@@ -1820,8 +1866,9 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
     /* PH: 16-byte items, one slab a unit (its first and last rows are folded once, outside the
-     * slab loop), the tile one vector narrower than the BX lanes' vectors */
+     * slab loop) */
     static_assert(!PH || (VEC * sizeof(T) == 16 && !EXT && !STG && !SUP), "PH: 16-byte items");
+    static_assert(PH || !PX, "PX: exact tiles of PH");
     static_assert(OPNN_CUDA_SHIFT_RANGES > 3 && OPNN_CUDA_SHIFT_RANGES != OPNN_CUDA_UNROLL,
                   "PH: a ranges value of its own");
     /* separate accumulators per load slot keep the per-column chains short, within 64
@@ -1832,19 +1879,20 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
      * 16). A float a load, [100001, 2501] over 0 315 -> 275 us with 16 (H200); 32 was 4-7%
      * slower than 16 on every odd column shape tried, and 8 loads of 8-byte items 3-5% slower
      * than 4 (f32 [100000, 2502] 245 against 233-236 us). PH: 2 * kUnroll 16-byte loads at 3
-     * blocks an SM, 2 sets of accumulators at most (the f32 kernels spilled 8 bytes with 4): 4
-     * loads at 4 blocks read f16 [64, 2001, 1001] over 1 in 74.3 us, 8 at 3 in 67.1-68.3 (H200) */
+     * blocks an SM (4 loads at 4 blocks read f16 [64, 2001, 1001] over 1 in 74.3 us, 8 at 3 in
+     * 67.1-68.3, H200), one set of accumulators: with lane 0's vectors after the tile, 2 sets
+     * spilled 16-40 bytes (f16, f32, f64 Mean, bf16 Prod; ptxas at 80 registers) */
     constexpr int ITEM = VEC * (int)sizeof(T);
     constexpr int U = PH ? 2 * kUnroll : EXT || ITEM >= 8 ? kUnroll : 16;
-    constexpr int NACC = ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll && !PH ? kUnroll
-                         : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2            ? 2
-                                                                              : 1;
-    /* PH: a row of VEC more for each of the block's rows (kBlock / kShiftMinLanes at most), for
-     * the phases' shifts */
-    constexpr int PV = PH ? VEC : 0;
-    __shared__ __align__(
-        16) unsigned char s_raw[(kBlock * VEC + kBlock / kShiftMinLanes * PV) * sizeof(A)];
+    constexpr int NACC = PH                                              ? 1
+                         : ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
+                         : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2       ? 2
+                                                                         : 1;
+    __shared__ __align__(16) unsigned char s_raw[kBlock * VEC * sizeof(A)];
     __shared__ int s_last;
+    /* PH: the mask of the bytes a row of lanes' lane 0 takes from the vectors after the tile (in
+     * registers, the f16 kernel spilled 56 bytes), then a round's vectors */
+    __shared__ uint4 s_next[PX ? kBlock / kShiftMinLanes : 1][PX ? U + 1 : 1];
     /* STG: a thread's accumulators a lane of its vectors, for the columns' tree */
     __shared__ __align__(16) unsigned char s_slot[STG ? kBlock * 16 / sizeof(T) * sizeof(A) : 16];
     A *s = reinterpret_cast<A *>(s_raw);
@@ -1854,8 +1902,8 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
     const bool WU = EXT && p.warp_units;
     const int BX = p.bx, BY = WU ? 32 / BX : (int)blockDim.x / BX;
     const int tx = threadIdx.x & (BX - 1), ty = (WU ? threadIdx.x & 31 : threadIdx.x) / BX;
-    /* columns read, columns of a tile (PH: a vector fewer) */
-    const int64_t W = (int64_t)BX * VEC, WT = PH ? W - VEC : W;
+    /* columns read, columns of a tile (PH: a vector fewer unless exact) */
+    const int64_t W = (int64_t)BX * VEC, WT = PH && !PX ? W - VEC : W;
     const int64_t u0 =
         WU ? (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5) : (int64_t)blockIdx.x;
     const int64_t ustep = WU ? (int64_t)gridDim.x * (blockDim.x >> 5) : (int64_t)gridDim.x;
@@ -1925,13 +1973,27 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
         int64_t ra = r_lo + ty, rb = r_hi;
         int ph = 0;
         bool act = b0 + VEC <= p.b;
+        /* PH: lane 0 takes the vector after the tile's too (nx), where it holds tile columns;
+         * the bytes of its first ph elements (mask) replace those of the lane's own vector */
+        bool nx = false;
+        uint4 *next = &s_next[0][0];
         if constexpr (PH) {
             const T *row0 = in + ai * p.a_stride + tile * WT; /* the tile's first column */
             ph = (int)(((uintptr_t)(row0 + ra * p.r_stride) & 15u) / sizeof(T));
             col = row0 - ph + tx * VEC;
-            act = tile * WT - ph + tx * VEC < p.b && tx * VEC - ph < WT && ra < r_hi;
+            act = tile * WT - ph + tx * VEC < p.b && (PX || tx * VEC - ph < WT) && ra < r_hi;
+            nx = PX && act && tx == 0 && ph > 0 && tile * W + W - ph < p.b;
+            next = &s_next[ty][0];
+            const int nb = ph * (int)sizeof(T);
+            unsigned m[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                m[i] = nb >= 4 * i + 4 ? ~0u : nb <= 4 * i ? 0u : (1u << 8 * (nb - 4 * i)) - 1;
+            const uint4 mask = make_uint4(m[0], m[1], m[2], m[3]);
+            if (PX && tx == 0)
+                next[0] = mask;
             if (act) {
-                /* the view's first and last rows, read by elements where the vector reaches
+                /* the view's first and last rows, read by elements where a vector reaches
                  * outside [in, hi): the others (zeros) fall in columns outside the tile */
                 const T *hi = in + (p.a - 1) * p.a_stride + (p.r - 1) * p.r_stride + p.b;
                 const int64_t rl = ra + (r_hi - 1 - ra) / BY * BY; /* the thread's last row */
@@ -1940,13 +2002,16 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
                     edge[0] = ra;
                     ra += BY;
                 }
-                if (col + rl * p.r_stride + VEC > hi && rl >= ra) {
+                if ((nx ? col + W : col) + rl * p.r_stride + VEC > hi && rl >= ra) {
                     edge[1] = rl;
                     rb = rl;
                 }
                 for (int k = 0; k < 2; k++)
                     if (edge[k] >= 0) {
-                        const uint4 v = load_vec_within(col + edge[k] * p.r_stride, in, hi);
+                        uint4 v = load_vec_within(col + edge[k] * p.r_stride, in, hi);
+                        if (nx)
+                            v = merge_bytes(
+                                v, load_vec_within(col + W + edge[k] * p.r_stride, in, hi), mask);
                         T x[VEC];
                         memcpy(x, &v, 16);
 #pragma unroll
@@ -2054,7 +2119,41 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
                     acc[0][0] = op.combine(acc[0][0], slot[q]);
         } else
             for (int ns = (int)(s_hi - s_lo); ns > 0; ns--, col += p.r1_stride, ri += p.r) {
-                if (act) {
+                if constexpr (PH) {
+                    if (act) {
+                        /* the thread's rows ra, ra + BY, ... below rb (one phase), nr of them,
+                         * U a round, the last round's loads repeating its last row (by a pointer
+                         * stepped while below it: a tail round of its own, with rows clamped by
+                         * products, spilled 40 bytes in the f32 kernel); lane 0's vectors after
+                         * the tile alongside. The rows are counted once: a 64-bit division a
+                         * round made f16 [250000, 259] over 0 22% slower (H200) */
+                        const int64_t step = BY * p.r_stride,
+                                      nr = ra < rb ? udiv(rb - 1 - ra, BY) + 1 : 0;
+                        const T *row = col + ra * p.r_stride;
+                        for (int64_t k = 0; k < nr; k += U, row += U * step) {
+                            const int last = (int)min((int64_t)U - 1, nr - 1 - k);
+                            if (nx)
+                                fetch_next<U>(next, row + W, step, last);
+                            T x[U][VEC];
+                            const T *q = row;
+#pragma unroll
+                            for (int u = 0; u < U; u++) {
+                                load_items<VEC>(q, x[u]);
+                                if (u < last)
+                                    q += step;
+                            }
+                            if (nx)
+                                merge_next(x, next);
+#pragma unroll
+                            for (int u = 0; u < U; u++)
+                                if (u <= last)
+#pragma unroll
+                                    for (int e = 0; e < VEC; e++)
+                                        acc[u % NACC][e] = fold_elem(op, acc[u % NACC][e], x[u][e],
+                                                                     rix(ra + (k + u) * BY, e));
+                        }
+                    }
+                } else if (act) {
                     int64_t r = ra;
                     for (; r + (U - 1) * BY < rb; r += U * BY) {
                         T x[U][VEC];
@@ -2072,12 +2171,10 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
                      * ones past r_hi clamped to its last row and not folded (a column of 3 rows
                      * took its loads one at a time: [3, 89478485] read 0.27 of the ceiling) */
                     if (r < rb) {
-                        /* PH: clamped to the thread's last row (rows of its phase) */
-                        const int64_t rc = PH ? r + (rb - 1 - r) / BY * BY : rb - 1;
                         T x[U - 1][VEC];
 #pragma unroll
                         for (int u = 0; u < U - 1; u++)
-                            load_items<VEC>(col + min(r + u * BY, rc) * p.r_stride, x[u]);
+                            load_items<VEC>(col + min(r + u * BY, rb - 1) * p.r_stride, x[u]);
 #pragma unroll
                         for (int u = 0; u < U - 1; u++)
                             if (r + u * BY < rb)
@@ -2086,7 +2183,7 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
                                     acc[0][e] =
                                         fold_elem(op, acc[0][e], x[u][e], rix(r + u * BY, e));
                     }
-                } else if (!PH && b0 < p.b) {
+                } else if (b0 < p.b) {
                     const int64_t nb = p.b - b0;
                     for (int64_t r = r_lo + ty; r < r_hi; r += BY)
 #pragma unroll
@@ -2119,17 +2216,22 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
         /* rows a warp holds (PH: each row at its own phase, so each its own row of the tree) */
         const int WY = BX < 32 && !PH ? 32 / BX : 1;
         if (BY > WY) { /* then a tree over the warps' results, in warp order */
-            /* PH: a row's line of s is W + VEC wide, its results shifted by VEC - ph, so that
-             * the tile's columns are VEC .. W - 1 of every line (lanes 1 to BX - 1 add them) */
+            /* PH: res[e] is tile column tx * VEC + e - ph (exact: mod W); those outside the
+             * tile are dropped */
             const int wy = ty / WY, NY = BY / WY;
-            const int64_t SW = W + PV;
+            const int64_t SW = W;
             if (ty % WY == 0)
 #pragma unroll
-                for (int e = 0; e < VEC; e++)
-                    s[wy * SW + tx * VEC + e + PV - ph] = res[e];
+                for (int e = 0; e < VEC; e++) {
+                    const int c = tx * VEC + e - ph;
+                    if (PX)
+                        s[wy * SW + (c < 0 ? c + W : c)] = res[e];
+                    else if (c >= 0 && c < WT)
+                        s[wy * SW + c] = res[e];
+                }
             __syncthreads();
             for (int h = NY / 2; h > 0; h /= 2) {
-                if (ty % WY == 0 && wy < h && (!PH || tx > 0))
+                if (ty % WY == 0 && wy < h)
 #pragma unroll
                     for (int e = 0; e < VEC; e++)
                         s[wy * SW + tx * VEC + e] =
@@ -2142,9 +2244,9 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
             __syncthreads();
         }
 
-        /* res[e] is column oc + e of the tile's (PH: lanes 1 to BX - 1), column t0 + oc + e */
-        const int64_t t0 = tile * WT, ncols = min(WT, p.b - t0), oc = tx * VEC - PV;
-        const bool own = ty == 0 && (!PH || tx > 0);
+        /* res[e] is column oc + e of the tile's, column t0 + oc + e */
+        const int64_t t0 = tile * WT, ncols = min(WT, p.b - t0), oc = tx * VEC;
+        const bool own = ty == 0;
         if (p.split == 1 || whole) {
             if (own)
 #pragma unroll
@@ -2154,8 +2256,8 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
             continue;
         }
 
-        /* partials of this tile: [split][W] (PH: the first W - VEC of each), of the split tiles
-         * (PH: those after the whole ones) */
+        /* partials of this tile: [split][W] (PH: the first WT of each), of the split tiles (PH:
+         * those after the whole ones) */
         A *parts = static_cast<A *>(p.partials) + (t - w0) * p.split * W;
         if (own)
 #pragma unroll
@@ -2621,7 +2723,8 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.tiles = l.tiles;
         a.split = l.split;
         a.rows = l.chunk;
-        a.slabs = l.segs > 0 ? l.segs : 1;
+        /* (a shift plan's segs is its tiles' vectors) */
+        a.slabs = l.segs > 0 && l.ranges != OPNN_CUDA_SHIFT_RANGES ? l.segs : 1;
         a.per_slab = (a.r + a.rows - 1) / a.rows;
         a.warp_units = l.ranges == 1;
         a.units = l.units;
@@ -2682,16 +2785,16 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.warp_units = 0;
         const bool ext = a.r1 > 1 || a.warp_units;
         /* OPNN_CUDA_SHIFT_RANGES: rows off 16 bytes read as the 16-byte vectors that cover
-         * them (PH), tiles of bx - 1 vectors' columns, where the op's accumulators of a vector fit
-         * in 32 bytes, the pointer is element-aligned, bx (32 or 16) lanes take a row, their
-         * rows (blockDim / bx apart) start at one phase, and the rows and slabs do not overlap
-         * (so that only the view's first and last rows reach outside it). Single elements
-         * otherwise. */
+         * them (PH), tiles of segs (bx - 1, or bx: exact) vectors' columns, where the op's
+         * accumulators of a vector fit in 32 bytes, the pointer is element-aligned, bx (32 or 16)
+         * lanes take a row, their rows (blockDim / bx apart) start at one phase, and the rows and
+         * slabs do not overlap (so that only the view's first and last rows reach outside it).
+         * Single elements otherwise. */
         const bool shift =
             ext_vec && l.ranges == OPNN_CUDA_SHIFT_RANGES && !ext && !sup && l.vec == V &&
-            (a.bx == kShiftMinLanes || a.bx == 32) && a.tiles * (a.bx - 1) * V >= a.b &&
-            (uintptr_t)in % sizeof(T) == 0 && block.x / a.bx * sizeof(T) % 16 == 0 &&
-            (a.r == 1 || a.r_stride >= a.b) &&
+            (a.bx == kShiftMinLanes || a.bx == 32) && (l.segs == a.bx || l.segs == a.bx - 1) &&
+            a.tiles * l.segs * V >= a.b && (uintptr_t)in % sizeof(T) == 0 &&
+            block.x / a.bx * sizeof(T) % 16 == 0 && (a.r == 1 || a.r_stride >= a.b) &&
             (a.a == 1 || a.a_stride == 0 || a.a_stride >= (a.r - 1) * a.r_stride + a.b);
         if (l.whole != 0 &&
             (l.ranges != OPNN_CUDA_SHIFT_RANGES || l.whole < 0 || l.whole > a.a * a.tiles ||
@@ -2704,6 +2807,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
                          (long long)l.units, l.ranges);
             return OP_ERR_INTERNAL;
         }
+        const bool exact = shift && l.segs == a.bx;
         if (shift) {
             a.whole = l.whole;
         } else if (l.whole > 0) { /* single elements: every tile whole (no workspace for them) */
@@ -2745,7 +2849,12 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             }
         if constexpr (ext_vec)
             if (shift) {
-                outer_kernel<Op, V, false, false, false, true><<<grid, block, 0, stream>>>(op, a);
+                if (exact)
+                    outer_kernel<Op, V, false, false, false, true, true>
+                        <<<grid, block, 0, stream>>>(op, a);
+                else
+                    outer_kernel<Op, V, false, false, false, true>
+                        <<<grid, block, 0, stream>>>(op, a);
                 break;
             }
         if (sup && item == V)
