@@ -1880,11 +1880,12 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
      * slower than 16 on every odd column shape tried, and 8 loads of 8-byte items 3-5% slower
      * than 4 (f32 [100000, 2502] 245 against 233-236 us). PH: 2 * kUnroll 16-byte loads at 3
      * blocks an SM (4 loads at 4 blocks read f16 [64, 2001, 1001] over 1 in 74.3 us, 8 at 3 in
-     * 67.1-68.3, H200), one set of accumulators: with lane 0's vectors after the tile, 2 sets
-     * spilled 16-40 bytes (f16, f32, f64 Mean, bf16 Prod; ptxas at 80 registers) */
+     * 67.1-68.3, H200), 2 sets of accumulators at most (the f32 kernels spilled 8 bytes with
+     * 4); PX one set: with lane 0's vectors after the tile, 2 sets spilled 16-40 bytes (f16,
+     * f32, f64 Mean, bf16 Prod; ptxas at 80 registers) */
     constexpr int ITEM = VEC * (int)sizeof(T);
     constexpr int U = PH ? 2 * kUnroll : EXT || ITEM >= 8 ? kUnroll : 16;
-    constexpr int NACC = PH                                              ? 1
+    constexpr int NACC = PX                                              ? 1
                          : ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
                          : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2       ? 2
                                                                          : 1;
@@ -2119,7 +2120,7 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
                     acc[0][0] = op.combine(acc[0][0], slot[q]);
         } else
             for (int ns = (int)(s_hi - s_lo); ns > 0; ns--, col += p.r1_stride, ri += p.r) {
-                if constexpr (PH) {
+                if constexpr (PX) {
                     if (act) {
                         /* the thread's rows ra, ra + BY, ... below rb (one phase), nr of them,
                          * U a round, the last round's loads repeating its last row (by a pointer
@@ -2171,10 +2172,12 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
                      * ones past r_hi clamped to its last row and not folded (a column of 3 rows
                      * took its loads one at a time: [3, 89478485] read 0.27 of the ceiling) */
                     if (r < rb) {
+                        /* PH: clamped to the thread's last row (rows of its phase) */
+                        const int64_t rc = PH ? r + (rb - 1 - r) / BY * BY : rb - 1;
                         T x[U - 1][VEC];
 #pragma unroll
                         for (int u = 0; u < U - 1; u++)
-                            load_items<VEC>(col + min(r + u * BY, rb - 1) * p.r_stride, x[u]);
+                            load_items<VEC>(col + min(r + u * BY, rc) * p.r_stride, x[u]);
 #pragma unroll
                         for (int u = 0; u < U - 1; u++)
                             if (r + u * BY < rb)
@@ -2183,7 +2186,7 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
                                     acc[0][e] =
                                         fold_elem(op, acc[0][e], x[u][e], rix(r + u * BY, e));
                     }
-                } else if (b0 < p.b) {
+                } else if (!PH && b0 < p.b) {
                     const int64_t nb = p.b - b0;
                     for (int64_t r = r_lo + ty; r < r_hi; r += BY)
 #pragma unroll
@@ -2226,7 +2229,7 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
                     const int c = tx * VEC + e - ph;
                     if (PX)
                         s[wy * SW + (c < 0 ? c + W : c)] = res[e];
-                    else if (c >= 0 && c < WT)
+                    else if (!PH || (c >= 0 && c < WT))
                         s[wy * SW + c] = res[e];
                 }
             __syncthreads();
