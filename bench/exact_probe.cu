@@ -15,7 +15,9 @@
  * bench/phase_probe.cu's are. bench/RESULTS.md (session 28) has an H200's figures for the version
  * that masked every element in its loop: correct and bitwise repeatable, but 49.8 us on f16 [32,
  * 1001, 2001], where phase_probe's exact layout took 34.4 and opnn 40.9. This version, which drops
- * the masked lanes' accumulators once after the loop, has not been run on a GPU yet. */
+ * the masked lanes' accumulators once after the loop, took 36.6 (session 29): the edge combine
+ * costs 2.4 us over the loads alone. opnn's exact shift tiles (reduce.cuh, PX) need no combine:
+ * lane 0 reads the vector after the tile. */
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
