@@ -96,7 +96,7 @@ for tool in memcheck racecheck; do
     done
 done
 wait
-for log in "$L"/sanitizer_*_?.log "$L"/sanitizer_*_?_*.log; do
+for log in "$L"/sanitizer_memcheck_*.log "$L"/sanitizer_racecheck_*.log; do
     echo "$(basename "$log" .log): $(grep -E '^\[  PASSED|^\[  FAILED' "$log" | tr '\n' ' ')" \
         "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
 done
