@@ -854,12 +854,13 @@ static void plan_shift_tail(opnn_reduce_plan *p, const opnn_device_props *props)
  * cost every round, so the tiles must be fewer where it counts: in one wave (H200, us, these
  * against tiles of 31 vectors): f16 [32, 1001, 2001] over 1 (256 units against 288) 40.7-41.2 ->
  * 36.8-36.9, [32, 1001, 3001] (384 against 416 in a wave and a split tail) 54.6-54.8 -> 51.1-51.4,
- * [32, 1001, 1001] (256 against half a warp's 544) 37.2 -> 35.5-35.8, [46, 1001, 1001] (368
- * against 414) 49.5-49.7 -> 48.3-48.4, f64 [24, 1000, 1001] 50.4-50.5 -> 47.0-47.5, f64 [16,
- * 1001, 1001] (single elements) 35.5 -> 32.9-33.1; but f16 [30, 1001, 3001] (360 against 390, 3
- * a most SMs either way) 48.4-48.7 -> 49.7-50.0, and where they were split, slower: f16 [64,
- * 2001, 1001] 66.9-67.6 -> 71.9-72.0, f16 [250000, 259] over 0 42.2-42.5 -> 48.0-48.4, and past
- * a wave f32 [128, 1001, 1001] 121.3 -> 123.5. */
+ * f32 [32, 1001, 1001] (256 against half a warp's 544) 37.2 -> 35.5-35.8, f32 [46, 1001, 1001]
+ * (368 against 414) 49.5-49.7 -> 48.3-48.4, f64 [24, 1000, 1001] 50.4-50.5 -> 47.0-47.5, f64
+ * [16, 1001, 1001] (single elements) 35.5 -> 32.9-33.1; but f16 [30, 1001, 3001] (360 against
+ * 390, 3 on most SMs either way) 48.4-48.7 -> 49.7-50.0, and where they were split, slower: f16
+ * [64, 2001, 1001] 66.9-67.6 -> 71.9-72.0, f16 [250000, 259] over 0 42.2-42.5 -> 48.0-48.4, and
+ * past a wave f32 [128, 1001, 1001] 121.3 -> 123.5 (session 29, call 3: exact tiles taken
+ * everywhere, against ca08826 in one process). */
 static int shift_exact(opnn_reduce_plan *p, const opnn_device_props *props, int family, int64_t v)
 {
     int64_t slots = device_slots(props, OPNN_CUDA_BLOCKS_PER_SM_INNER);
