@@ -1358,6 +1358,10 @@ static void assert_exact_shift(const opnn_reduce_plan *p, int64_t tiles)
  * and not; then those that take exact tiles. */
 static void launch__shift_test_shapes(void **state)
 {
+    /* exact: the tiles a slab of exact tiles of 32 vectors (one wave of whole units at 2 SMs,
+     * fewer a most SM than 31 vectors' tiles): test_cuda_kernels' col_shift_short in f16 and
+     * bf16 (4 tiles against 5), an f32 column of 501 (4 against 5), middle_shift_exact in f32
+     * and i32 (2 slabs of 2 against 3); 0: tiles of sub - 1 vectors */
     static const struct {
         int64_t shape[3];
         int sms;
@@ -1365,17 +1369,31 @@ static void launch__shift_test_shapes(void **state)
         int sub;
         bool split;
         bool whole; /* whole tiles, then split ones */
+        int64_t exact;
     } cases[] = {
-        {{5, 259}, 2, "f32", 16, false, false},     {{5, 259}, 2, "i32", 16, false, false},
-        {{5, 517}, 2, "f16", 16, false, false},     {{5, 517}, 2, "bf16", 16, false, false},
-        {{1109, 257}, 4, "f32", 16, true, false},   {{1109, 257}, 4, "i32", 16, true, false},
-        {{1734, 257}, 4, "f16", 16, true, false},   {{1734, 257}, 4, "bf16", 16, true, false},
-        {{8001, 491}, 2, "f32", 32, true, false},   {{8001, 491}, 2, "f16", 32, true, false},
-        {{8001, 491}, 2, "f64", 32, true, false},   {{5, 501}, 2, "f32", 32, false, false},
-        {{700, 1601}, 2, "f32", 32, true, true},    {{700, 1601}, 2, "f64", 32, true, true},
-        {{700, 1601}, 2, "f16", 32, true, true},    {{700, 1601}, 2, "bf16", 32, true, true},
-        {{3, 300, 1051}, 2, "f32", 32, true, true}, {{3, 300, 1051}, 2, "f16", 32, true, true},
-        {{3, 300, 1051}, 2, "i64", 32, true, true},
+        {{5, 259}, 2, "f32", 16, false, false, 0},
+        {{5, 259}, 2, "i32", 16, false, false, 0},
+        {{5, 517}, 2, "f16", 16, false, false, 0},
+        {{5, 517}, 2, "bf16", 16, false, false, 0},
+        {{1109, 257}, 4, "f32", 16, true, false, 0},
+        {{1109, 257}, 4, "i32", 16, true, false, 0},
+        {{1734, 257}, 4, "f16", 16, true, false, 0},
+        {{1734, 257}, 4, "bf16", 16, true, false, 0},
+        {{8001, 491}, 2, "f32", 32, true, false, 0},
+        {{8001, 491}, 2, "f16", 32, true, false, 0},
+        {{8001, 491}, 2, "f64", 32, true, false, 0},
+        {{5, 501}, 2, "f32", 32, false, false, 4},
+        {{700, 1601}, 2, "f32", 32, true, true, 0},
+        {{700, 1601}, 2, "f64", 32, true, true, 0},
+        {{700, 1601}, 2, "f16", 32, true, true, 0},
+        {{700, 1601}, 2, "bf16", 32, true, true, 0},
+        {{3, 300, 1051}, 2, "f32", 32, true, true, 0},
+        {{3, 300, 1051}, 2, "f16", 32, true, true, 0},
+        {{3, 300, 1051}, 2, "i64", 32, true, true, 0},
+        {{5, 1001}, 2, "f16", 32, false, false, 4},
+        {{5, 1001}, 2, "bf16", 32, false, false, 4},
+        {{2, 50, 251}, 2, "f32", 32, false, false, 2},
+        {{2, 50, 251}, 2, "i32", 32, false, false, 2},
     };
     const int64_t ax0[1] = {0}, ax1[1] = {1};
     (void)state;
@@ -1394,31 +1412,10 @@ static void launch__shift_test_shapes(void **state)
         assert_int_equal(p.launch.sub, cases[i].sub);
         assert_int_equal(p.launch.split > 1, cases[i].split);
         assert_int_equal(p.launch.whole > 0, cases[i].whole);
-    }
-    /* exact tiles of 32 vectors (one wave of whole units at 2 SMs, fewer a most SM than 31
-     * vectors' tiles): test_cuda_kernels' col_shift_short in f16 and bf16 (4 tiles against 5),
-     * the f32 column of 501 above (4 against 5), middle_shift_exact in f32 and i32 (2 slabs of 2
-     * against 3) */
-    static const struct {
-        int64_t shape[3];
-        const char *dtype;
-        int64_t tiles;
-    } exact[] = {{{5, 1001}, "f16", 4},
-                 {{5, 1001}, "bf16", 4},
-                 {{5, 501}, "f32", 4},
-                 {{2, 50, 251}, "f32", 2},
-                 {{2, 50, 251}, "i32", 2}};
-    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
-        opnn_device_props small = h200;
-        opnn_reduce_plan p;
-        const bool middle = exact[i].shape[2] > 0;
-
-        small.sm_count = 2;
-        plan_dtype_for(&p, middle ? 3 : 2, exact[i].shape, 1, middle ? ax1 : ax0,
-                       ts_dtype(exact[i].dtype));
-        opnn__reduce_plan_launch(&p, &small);
-        check_launch(&p);
-        assert_exact_shift(&p, exact[i].tiles);
+        if (cases[i].exact)
+            assert_exact_shift(&p, cases[i].exact);
+        else
+            assert_int_equal(p.launch.segs, cases[i].sub - 1);
     }
 }
 

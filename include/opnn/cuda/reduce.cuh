@@ -1984,7 +1984,8 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
             col = row0 - ph + tx * VEC;
             act = tile * WT - ph + tx * VEC < p.b && (PX || tx * VEC - ph < WT) && ra < r_hi;
             nx = PX && act && tx == 0 && ph > 0 && tile * W + W - ph < p.b;
-            next = &s_next[ty][0];
+            if constexpr (PX)
+                next = &s_next[ty][0];
             const int nb = ph * (int)sizeof(T);
             unsigned m[4];
 #pragma unroll
