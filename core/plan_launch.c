@@ -752,8 +752,17 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
         (bx_threads < 32 || (vec * (int64_t)es == 16 && r1 * r <= WARP_TILE_MAX_ROWS &&
                              l->units >= slots * (OPNN_CUDA_BLOCK / 32))))
         l->ranges = 1;
-    l->grid_x = grid_for(l->ranges == 1 ? cdiv(l->units, OPNN_CUDA_BLOCK / 32) : l->units,
-                         slabs * rows * bx_threads * vec * (int64_t)es, slots);
+    /* a block takes a unit, or a unit a warp (ranges 1): grid_for weighs the block's bytes. A
+     * warp's unit weighed alone made warp tiles of 16-32 KB persistent, 528 blocks, each warp
+     * 15 or 16 units: a block per 8 units read f32 [16384, 32, 512] over 1 in 261.4-262.2 us
+     * against 266.2-266.7, [4096, 64, 1024] 248.4-248.6 against 251.9-252.3 (f16 127.5-127.8
+     * against 130.6-130.9), [65536, 1024, 4] 238.9-239.1 against 241.4-242.0, and on another
+     * H200 [32768, 16, 1024] (8 KB units) 540.1-540.8 against 560.3-561.6; a grid of whole
+     * rounds (512 blocks) did not (265.8-266.5), and units of 4 KB stay persistent: f16
+     * [131072, 256, 8] 131.7 persistent, 135.1-135.5 a block per 8 units (H200, best of 30) */
+    const int64_t per_block = l->ranges == 1 ? OPNN_CUDA_BLOCK / 32 : 1;
+    l->grid_x = grid_for(cdiv(l->units, per_block),
+                         per_block * slabs * rows * bx_threads * vec * (int64_t)es, slots);
     if (split > 1) {
         /* columns a partial row holds: tiles of bx_threads loads of vec elements, or of the
          * narrower loads the launcher may take for the pointer (down to single elements) */

@@ -1456,6 +1456,45 @@ static void launch__warp_tiles(void **state)
         assert_int_equal(p.launch.split, 1);
         if ((p.launch.ranges == 1) != cases[i].warp)
             fail_msg("case %zu: ranges %d", i, p.launch.ranges);
+        /* a block per 8 warp units: each block's 8 units are 64 KB or more here */
+        if (cases[i].warp && p.launch.grid_x != (p.launch.units + 7) / 8)
+            fail_msg("case %zu: grid %lld for %lld units", i, (long long)p.launch.grid_x,
+                     (long long)p.launch.units);
+    }
+}
+
+/* Warp units take a block per 8 units where the 8 hold 64 KB or more (the hardware spreads the
+ * blocks), and a persistent grid of one wave below that */
+static void launch__warp_unit_grid(void **state)
+{
+    static const struct {
+        int64_t shape[3];
+        const char *dtype;
+        int sub;
+        int64_t units, grid;
+    } cases[] = {
+        {{16384, 32, 512}, "f32", 32, 65536, 8192}, /* 16 KB units */
+        {{4096, 64, 1024}, "f32", 32, 32768, 4096}, /* 32 KB */
+        {{4096, 64, 1024}, "f16", 32, 16384, 2048}, /* 32 KB */
+        {{131072, 256, 8}, "f16", 1, 131072, 528},  /* 4 KB: 32 KB a block, persistent */
+        {{16384, 256, 4}, "f32", 1, 16384, 528},    /* 4 KB */
+    };
+    const int64_t ax1[1] = {1};
+    (void)state;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        opnn_reduce_plan p;
+
+        plan_dtype_for(&p, 3, cases[i].shape, 1, ax1, ts_dtype(cases[i].dtype));
+        opnn__reduce_plan_launch(&p, &h200);
+        check_launch(&p);
+        assert_int_equal(p.launch.kernel, OPNN_KERNEL_OUTER);
+        assert_int_equal(p.launch.ranges, 1);
+        assert_int_equal(p.launch.sub, cases[i].sub);
+        assert_int_equal(p.launch.units, cases[i].units);
+        if (p.launch.grid_x != cases[i].grid)
+            fail_msg("case %zu: grid %lld, expected %lld", i, (long long)p.launch.grid_x,
+                     (long long)cases[i].grid);
     }
 }
 
@@ -1683,7 +1722,8 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 3 * 20);
     assert_int_equal(p.launch.ncounters, 3 * 4); /* 4 tiles a column if loads are scalar */
 
-    /* [65536, 1024, 4] over 1: a vector a row, a warp a 16 KB slab, no split */
+    /* [65536, 1024, 4] over 1: a vector a row, a warp a 16 KB slab, no split, a block per 8
+     * slabs */
     const int64_t narrow[3] = {65536, 1024, 4};
     h200_launch(&p, 3, narrow, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
@@ -1691,7 +1731,7 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.split, 1);
     assert_int_equal(p.launch.ranges, 1);
     assert_int_equal(p.launch.units, 65536);
-    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
+    assert_int_equal(p.launch.grid_x, 65536 / 8);
 
     /* slabs of 2, 4 or 8 columns that fill a vector or divide it, 2..128 whole vectors each:
      * ROW_VEC, a group of lanes a slab; [1048576, 64, 2] f32 is 512-byte slabs (32 lanes) */
@@ -2130,6 +2170,7 @@ int main(void)
         cmocka_unit_test(launch__suite_shapes_on_h200),
         cmocka_unit_test(launch__shift_test_shapes),
         cmocka_unit_test(launch__warp_tiles),
+        cmocka_unit_test(launch__warp_unit_grid),
         cmocka_unit_test(launch__every_family_within_limits),
         cmocka_unit_test(launch__row_tile_geometry),
         cmocka_unit_test(launch__cover_vectors_bound),
