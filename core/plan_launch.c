@@ -504,20 +504,27 @@ static int64_t gcd64(int64_t a, int64_t b)
 }
 
 /* Warp tiles a warp on the grids of ROW_TILE and ROW_VEC, which stride over tiles: a grid of
- * units / (warps a block * this) blocks where that passes one resident wave. On a resident wave
- * alone (each warp striding over a thousand tiles or more) their warps drift apart over the
- * input; with blocks that start in order the tiles read at any time stay close: H200,
+ * units / (warps a block * tiles a warp) blocks where that passes one resident wave. On a
+ * resident wave alone (each warp striding over a thousand tiles or more) their warps drift apart
+ * over the input; with blocks that start in order the tiles read at any time stay close: H200,
  * `opnn_families --grid` (best of 20): [8388608, 32] f16 ROW_VEC 139.3 us at 528 blocks, 133.6
  * at 16896; [16777216, 16] f32 267.0, 262.9; ROW_TILE rows of 127 f32 271.3 at 1056, 261.1 at
  * 16896; rows of 17 271.8, 267.3. A streaming kernel that reads 8 vectors and writes one read
- * 0.965 of its ceiling on a grid a warp a tile, 0.951 on 4 resident blocks an SM. */
-#define ROW_TILES_PER_WARP 4
+ * 0.965 of its ceiling on a grid a warp a tile, 0.951 on 4 resident blocks an SM. Tiles a warp
+ * (H200, medians, opnn_families --grid, two runs each): ROW_VEC 2 against 4 was faster on all
+ * 16 shapes measured, by 0.3-1.5% (f16 [8388608, 32] 134.1 -> 132.2-132.4 us, bf16 [2097152,
+ * 16, 4] over 1 71.6 -> 70.5-70.7, f32 [16777216, 16] 264.4 -> 263.0-263.7; 1 tile a warp 0.8%
+ * slower than 4, 8 tiles 0.3%). ROW_TILE (blocks of 2 warps) stays at 4: 1 tile a warp took
+ * 1.4-2.3% off rows of 24 to 127 f32 ([2113665, 127] 260.3 -> 254.3-254.5, [4194304, 49]
+ * 203.2-203.3 -> 198.5-198.6) but added 2.9% to f32 rows of 17 (266.8-267.0 -> 274.5), 1.4%
+ * to f16 rows of 49 and 6.1% to f64 rows of 3 ([44739242, 3] 334.4-334.5 -> 354.7-355.6) */
+#define ROW_VEC_TILES_PER_WARP 2
+#define ROW_TILE_TILES_PER_WARP 4
 
-static int64_t row_tiles_grid(int64_t units, int block, int64_t slots)
+static int64_t row_tiles_grid(int64_t units, int block, int64_t per_warp, int64_t slots)
 {
     int64_t wpb = block / 32, all = cdiv(units, wpb);
-    return imax(1, imin(imin(all, imax(slots, cdiv(units, wpb * ROW_TILES_PER_WARP))),
-                        (int64_t)0x7fffffff));
+    return imax(1, imin(imin(all, imax(slots, cdiv(units, wpb * per_warp))), (int64_t)0x7fffffff));
 }
 
 /* ROW_TILE's pack: the fewest consecutive rows of row_bytes that end on a 16-byte boundary
@@ -570,7 +577,7 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     l->tiles = rows / pack * pack_vec;
     l->sub = (int)g;
     l->units = imax(1, cdiv(v->c / pack, rows / pack)); /* block 0: the rows past the last pack */
-    l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_ROW_TILE_BLOCK,
+    l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_ROW_TILE_BLOCK, ROW_TILE_TILES_PER_WARP,
                                device_slots(props, OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM));
 }
 
@@ -621,8 +628,8 @@ static void plan_row_vec(opnn_reduce_plan *p, const opnn_device_props *props, in
     l->vec = (int)(16 / esize_of(p->dtype));
     l->sub = g;
     l->units = cdiv(p->a * g, 32 * OPNN_CUDA_UNROLL); /* warp tiles */
-    l->grid_x =
-        row_tiles_grid(l->units, OPNN_CUDA_BLOCK, device_slots(props, OPNN_CUDA_BLOCKS_PER_SM));
+    l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_BLOCK, ROW_VEC_TILES_PER_WARP,
+                               device_slots(props, OPNN_CUDA_BLOCKS_PER_SM));
 }
 
 /* --- the outer view [A, R, B], B contiguous ------------------------------------------------ */

@@ -1661,9 +1661,15 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, tiny, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 4);
-    /* 524288 warp tiles of 128 vectors, 4 a warp in blocks of 8 warps */
+    /* 524288 warp tiles of 128 vectors, 2 a warp in blocks of 8 warps */
     assert_int_equal(p.launch.units, 16777216 * 4 / 128);
-    assert_int_equal(p.launch.grid_x, 16777216 * 4 / 128 / (8 * 4));
+    assert_int_equal(p.launch.grid_x, 16777216 * 4 / 128 / (8 * 2));
+    /* a smaller input keeps one wave of blocks (4 an SM, 528): 6000 tiles, 1 or 2 a warp */
+    const int64_t wave_vec[2] = {6000 * 32, 16};
+    h200_launch(&p, 2, wave_vec, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.units, 6000);
+    assert_int_equal(p.launch.grid_x, 132 * OPNN_CUDA_BLOCKS_PER_SM);
     h200_launch(&p, 2, bf16rows, 1, ax1, "bf16");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
     assert_int_equal(p.launch.sub, 4);
