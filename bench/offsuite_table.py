@@ -15,8 +15,9 @@ from report import target_for  # the CUDA issue's targets (bench/report.py)
 
 LINE = re.compile(r"\[([^\]]*)\] axes \[([^\]]*)\] (\w+): custom\s+\S+\s+\S+\s+([\d.]+) us\s+"
                   r"(\d+) GB/s\s+([\d.]+) of ceiling\s+([\d.]+) of read at size")
-ROW = re.compile(r"\| (\[[^\]]*\]) \| (\[[^\]]*\]) \| (\w+) \| ([\d.]+) us \| \d+ \| [\d.]+ \| "
-                 r"([\d.]+) \|")
+# a row of a table in RESULTS.md (a time may carry a mark, " *", that the table explains)
+ROW = re.compile(r"\| (\[[^\]]*\]) \| (\[[^\]]*\]) \| (\w+) \| ([\d.]+) us(?: \*)? \| \d+ \| "
+                 r"[\d.]+ \| ([\d.]+) \|")
 
 
 def bracket(dims):
