@@ -760,7 +760,7 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
                              l->units >= slots * (OPNN_CUDA_BLOCK / 32))))
         l->ranges = 1;
     /* a block takes a unit, or a unit a warp (ranges 1): grid_for weighs the block's bytes. A
-     * warp's unit weighed alone made warp tiles of 16-32 KB persistent, 528 blocks, each warp
+     * warp's unit weighed alone made warp units under 64 KB persistent, 528 blocks, each warp
      * 15 or 16 units: a block per 8 units read f32 [16384, 32, 512] over 1 in 261.4-262.2 us
      * against 266.2-266.7, [4096, 64, 1024] 248.4-248.6 against 251.9-252.3 (f16 127.5-127.8
      * against 130.6-130.9), [65536, 1024, 4] 238.9-239.1 against 241.4-242.0, and on another
