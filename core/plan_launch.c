@@ -57,6 +57,18 @@
 #define COL_MIN_ROWS_PER_THREAD 64
 #define COL_FEW_ROWS_PER_THREAD 32
 #define COL_FEW_BLOCKS_X2 3
+/* Column plans of 16-byte loads, a block a unit, in at most half this many blocks an SM keep
+ * 8 loads in flight a thread rather than 4 (ranges 2 * OPNN_CUDA_UNROLL: the outer kernel
+ * compiled for 2 blocks an SM, 94-96 registers, no spills). Against `opnn_families --ranges 4`,
+ * medians of 30, two runs (H200, session 31, call 3), us: [1000, 2500] over 0 (f32, 60 blocks)
+ * 13.4-13.6 -> 11.9-12.0, f64 14.1-14.2 -> 12.6, [517, 4100] (66) 12.0-12.3 -> 10.9-11.1,
+ * [1000, 4096] (96) 13.7-14.0 -> 12.6-12.9, f64 (192) 15.7 -> 15.0-15.2, [1024, 4096] (128)
+ * 12.7-12.9 -> 11.8-12.0, f16 (64) 12.4-12.6 -> 11.4-11.6, [4100, 1000] (128) 13.3-13.4 ->
+ * 12.6, [2, 4099, 600] over 1 (160) 13.7-13.9 -> 13.1-13.3, f16 (96) 13.4 -> 12.4. At 2 blocks an
+ * SM it was no faster (call 2, a planner knob): [8192, 1024] (256) 15.6-15.7 -> 15.9-16.0,
+ * [2048, 4096] 15.3 -> 15.4-15.5, bf16 [4096, 4096] 16.4-16.7 -> 16.7, [16384, 1024] 23.4-23.5
+ * -> 23.1-23.5 */
+#define COL_DEEP_MAX_BLOCKS_PER_SM_X2 3
 /* OUTER_INNER units of at most this many loads a thread of a 256-thread block take blocks of 128
  * threads, a quarter of it 64 (plan_inner_block) */
 #define SMALL_UNIT_LOADS 32
@@ -514,12 +526,15 @@ static int64_t gcd64(int64_t a, int64_t b)
  * (H200, medians, opnn_families --grid, two runs each): ROW_VEC 2 against 4 was faster on all
  * 16 shapes measured, by 0.3-1.5% (f16 [8388608, 32] 134.1 -> 132.2-132.4 us, bf16 [2097152,
  * 16, 4] over 1 71.6 -> 70.5-70.7, f32 [16777216, 16] 264.4 -> 263.0-263.7; 1 tile a warp 0.8%
- * slower than 4, 8 tiles 0.3%). ROW_TILE (blocks of 2 warps) stays at 4: 1 tile a warp took
- * 1.4-2.3% off rows of 24 to 127 f32 ([2113665, 127] 260.3 -> 254.3-254.5, [4194304, 49]
- * 203.2-203.3 -> 198.5-198.6) but added 2.9% to f32 rows of 17 (266.8-267.0 -> 274.5), 1.4%
- * to f16 rows of 49 and 6.1% to f64 rows of 3 ([44739242, 3] 334.4-334.5 -> 354.7-355.6) */
+ * slower than 4, 8 tiles 0.3%). ROW_TILE (blocks of 2 warps) at 2 against 4, 20 shapes of rows
+ * of 3 to 200 elements (session 31, call 2): no slower on any, 0.5-1.4% faster on rows of 12 to
+ * 127 f32 ([2113665, 127] 260.2-260.3 -> 257.9, [15790320, 17] 267.4-267.9 -> 265.9-266.2), f16
+ * rows of 49 and 200 (263.1-263.5 -> 261.6-261.7) and f64 rows of 3 (334.6-334.8 -> 330.0-330.2),
+ * the same on rows of 3 to 7 f32, f16 and i32. 1 tile a warp took 1.2-2.1% off rows of 24 to 127
+ * f32 ([2113665, 127] -> 254.8) but added 2.6% to rows of 17 f32 (-> 274.5-274.9), 1.8% to f16
+ * rows of 49 and 6.1% to f64 rows of 3 (-> 355.1-355.3) */
 #define ROW_VEC_TILES_PER_WARP 2
-#define ROW_TILE_TILES_PER_WARP 4
+#define ROW_TILE_TILES_PER_WARP 2
 
 static int64_t row_tiles_grid(int64_t units, int block, int64_t per_warp, int64_t slots)
 {
@@ -770,6 +785,12 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     const int64_t per_block = l->ranges == 1 ? OPNN_CUDA_BLOCK / 32 : 1;
     l->grid_x = grid_for(cdiv(l->units, per_block),
                          per_block * slabs * rows * bx_threads * vec * (int64_t)es, slots);
+    /* blocks a unit of 16-byte loads, at most 1.5 an SM: 8 loads in flight a thread (ranges
+     * 2 * UNROLL, a kernel compiled for 2 blocks an SM) */
+    if (l->ranges == OPNN_CUDA_UNROLL && vec * (int64_t)es == 16 && sub == 0 &&
+        family != OPNN_FAMILY_COL_TINY_R && r1 == 1 &&
+        2 * l->grid_x <= COL_DEEP_MAX_BLOCKS_PER_SM_X2 * device_slots(props, 1))
+        l->ranges = 2 * OPNN_CUDA_UNROLL;
     if (split > 1) {
         /* columns a partial row holds: tiles of bx_threads loads of vec elements, or of the
          * narrower loads the launcher may take for the pointer (down to single elements) */

@@ -85,6 +85,7 @@ typedef struct run_result {
     bool tail;      /* ... with whole tiles, then split ones (launch.whole) */
     bool super;     /* the plan read k rows off 16 bytes as one row (super-rows, ranges 3) */
     bool warp_tile; /* the plan took a warp a column tile of 32 lanes (ranges 1) */
+    bool deep;      /* a block a unit, 16-byte loads 8 deep (ranges 2 * OPNN_CUDA_UNROLL) */
     void *host_out; /* outputs (malloc'ed), for determinism checks */
     size_t out_bytes;
 } run_result;
@@ -95,7 +96,7 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
                               fill_kind fk, uint64_t seed, cudaStream_t stream,
                               opnn_cuda_state **state)
 {
-    run_result res = {false, false, false, false, false, NULL, 0};
+    run_result res = {false, false, false, false, false, false, NULL, 0};
     size_t es = ts_dtype_size(t);
     const int64_t *st = c->has_strides ? c->strides : NULL;
     int64_t storage = ts_storage_elems(c->ndim, c->shape, st) + c->offset;
@@ -126,6 +127,8 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
     res.super = plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 3;
     res.warp_tile =
         plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 1 && plan.launch.sub == 32;
+    res.deep =
+        plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 2 * OPNN_CUDA_UNROLL;
     snprintf(what, sizeof what, "%s %s %s family %s (class %s, seed %llu)", c->name,
              kind_names[kind], ts_dtype_name(t), opnn__cuda_family_name(plan.launch.family),
              opnn__reduce_class_name(plan.cls), (unsigned long long)seed);
@@ -397,6 +400,15 @@ static const shape_case super_cases_8sm[] = {
     {"col_super_left", 2, S(16433, 1021), S(0), false, 1, S(0), 0},
 };
 #define NUM_SUPER_CASES_8SM (sizeof super_cases_8sm / sizeof super_cases_8sm[0])
+/* Column tiles of 16-byte loads in at most 1.5 blocks an SM, 8 loads deep, planned for the H200's
+ * 132 SMs (the planner's choice for them there): a middle of 258 rows a slice over 8 rows at
+ * once (each thread 32 or 33 rows: a round of 8 and a clamped one of fewer), 4 slices (f64: 80
+ * blocks of 2-element loads); columns of 2 slices (f16, bf16: 8-byte loads, not deep) */
+static const shape_case deep_cases_132sm[] = {
+    {"middle_deep_tail", 3, S(2, 1031, 600), S(0), false, 1, S(1), 0},
+    {"col_deep_two_slices", 2, S(517, 4100), S(0), false, 1, S(0), 0},
+};
+#define NUM_DEEP_CASES_132SM (sizeof deep_cases_132sm / sizeof deep_cases_132sm[0])
 /* Warp tiles of 32 lanes (a warp a tile of few rows, no block tree: WARP_TILE_MAX_ROWS), planned
  * for a device of 2 SMs so that these shapes make a wave of warps: 296 columns (f32 3 tiles, the
  * last of 10 vectors; f16 2, the last of 5; f64 5); R1 slabs of them; at an offset (single
@@ -1192,6 +1204,51 @@ static int plan_props_reset(void **state)
     return 0;
 }
 
+/* The planner's deep column plans (deep_cases_132sm), planned for 132 SMs: every kind and dtype
+ * against the reference and two runs bitwise equal, then NaN and +-inf for Max, Min and Sum. */
+static void deep__every_kind_dtype(void **state)
+{
+    const shape_case *c = *state;
+    opnn_cuda_state *cs = NULL;
+    /* static: a failed check leaves the test by longjmp; plan_props_reset puts g_props back */
+    static opnn_device_props h200;
+    uint64_t seed = ts_seed(c->name);
+    const char *floats[] = {"f32", "f64", "f16", "bf16"};
+    const opnn_reduce_kind special[] = {OPNN_REDUCE_MAX, OPNN_REDUCE_MIN, OPNN_REDUCE_SUM};
+    int deep = 0;
+
+    NEED_CUDA();
+    h200 = g_props;
+    h200.sm_count = 132;
+    g_plan_props = &h200;
+    for (size_t d = 0; d < sizeof dtype_names / sizeof dtype_names[0]; d++)
+        for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++) {
+            if (getenv("OPNN_TEST_QUICK") && (size_t)k != d % OPNN_REDUCE_KIND_COUNT_)
+                continue;
+            const DLDataType t = ts_dtype(dtype_names[d]);
+            const uint64_t s = seed + d * 7 + (uint64_t)k;
+            run_result a = run_checked(c, t, (opnn_reduce_kind)k, -1, FILL_RANDOM, s, 0, &cs);
+            run_result b = run_checked(c, t, (opnn_reduce_kind)k, -1, FILL_RANDOM, s, 0, &cs);
+            assert_true(a.ran && b.ran);
+            assert_int_equal(a.out_bytes, b.out_bytes);
+            if (memcmp(a.host_out, b.host_out, a.out_bytes) != 0)
+                fail_msg("%s %s %s: two runs differ", c->name, dtype_names[d], kind_names[k]);
+            deep += a.deep;
+            free(a.host_out);
+            free(b.host_out);
+        }
+    for (size_t d = 0; d < 4; d++)
+        for (size_t k = 0; k < 3; k++) {
+            run_result r = run_checked(c, ts_dtype(floats[d]), special[k], -1, FILL_SPECIAL,
+                                       seed + 1000 + d * 3 + k, 0, &cs);
+            deep += r.deep;
+            free(r.host_out);
+        }
+    g_plan_props = &g_props;
+    opnn_cuda_state_destroy(cs);
+    assert_true(deep > 0);
+}
+
 static void props__device_described(void **state)
 {
     (void)state;
@@ -1206,7 +1263,7 @@ static void props__device_described(void **state)
 
 #define NUM_CASE_TESTS                                                                             \
     (2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES + NUM_SHIFT_CASES + NUM_SHIFT_CASES_4SM +            \
-     NUM_SUPER_CASES_8SM + NUM_WARP_TILE_CASES_2SM)
+     NUM_SUPER_CASES_8SM + NUM_WARP_TILE_CASES_2SM + NUM_DEEP_CASES_132SM)
 
 /* Appends one test of fn a case, named prefix/case, to tests[*n]; names[*n] holds the name. */
 static void add_case_tests(struct CMUnitTest *tests, char (*names)[96], size_t *n,
@@ -1244,6 +1301,10 @@ int main(void)
     for (size_t i = n - NUM_SHIFT_CASES - NUM_SHIFT_CASES_4SM - NUM_SUPER_CASES_8SM -
                     NUM_WARP_TILE_CASES_2SM;
          i < n; i++)
+        tests[i].teardown_func = plan_props_reset;
+    add_case_tests(tests, names, &n, "deep__every_kind_dtype", deep__every_kind_dtype,
+                   deep_cases_132sm, NUM_DEEP_CASES_132SM);
+    for (size_t i = n - NUM_DEEP_CASES_132SM; i < n; i++)
         tests[i].teardown_func = plan_props_reset;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(random__layouts);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test_teardown(determinism__split_families_bitwise,

@@ -1250,9 +1250,11 @@ static void check_launch(const opnn_reduce_plan *p)
     }
     /* twice as deep: the block kernel in grids of at most 2 blocks an SM (a block a unit, or
      * striding over one to two waves of units); the group kernel one row a group, a block a
-     * tile */
+     * tile; the outer kernel's 16-byte loads in at most 1.5 blocks an SM */
     assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL ||
                 (l->kernel == OPNN_KERNEL_OUTER && l->ranges == 3) ||
+                (l->kernel == OPNN_KERNEL_OUTER && l->ranges == 2 * OPNN_CUDA_UNROLL &&
+                 2 * l->grid_x <= 3 * 132 && l->vec * (p->dtype.bits / 8) == 16) ||
                 (l->kernel == OPNN_KERNEL_OUTER && l->ranges == OPNN_CUDA_SHIFT_RANGES &&
                  (l->sub == 16 || l->sub == 32) && l->vec * (p->dtype.bits / 8) == 16) ||
                 (l->kernel == OPNN_KERNEL_INNER_BLOCK && l->ranges == 2 * OPNN_CUDA_UNROLL &&
@@ -1597,9 +1599,9 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 4194304 / 32); /* the last: whole packs over 8 a tile */
     h200_launch(&p, 2, tile_rows[0].shape, 1, ax1, "f32");
     assert_int_equal(p.launch.units, (1 << 20) / 64);
-    /* blocks of 2 warps, 4 tiles a warp: past one wave of 8 blocks an SM (1056) */
-    assert_int_equal(p.launch.grid_x, (1 << 20) / 64 / (2 * 4));
-    /* a smaller input keeps the one wave: 4 * 1056 tiles */
+    /* blocks of 2 warps, 2 tiles a warp: past one wave of 8 blocks an SM (1056) */
+    assert_int_equal(p.launch.grid_x, (1 << 20) / 64 / (2 * 2));
+    /* a smaller input keeps the one wave: 4 * 1056 tiles, 2 a warp */
     const int64_t wave_rows[2] = {4 * 1056 * 64, 24};
     h200_launch(&p, 2, wave_rows, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
@@ -2009,6 +2011,27 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 2, few_odd, 1, ax0, "f32");
     assert_int_equal(p.launch.vec, 1);
     assert_int_equal(p.launch.split, 1);
+    /* 16-byte loads in at most 1.5 blocks an SM (198 here) go 8 deep (ranges 2 * UNROLL): f64
+     * [1000, 4096] 192 blocks, [2, 4099, 600] over 1 160; not [8192, 1024] (256), f64 [2, 4099,
+     * 600] (320), 8-byte loads (f16 [517, 4100]) nor single floats */
+    const int64_t mid600[3] = {2, 4099, 600}, c4100[2] = {517, 4100};
+    h200_launch(&p, 2, few8k, 1, ax0, "f32");
+    assert_int_equal(p.launch.grid_x, 256);
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
+    h200_launch(&p, 2, few1k, 1, ax0, "f64");
+    assert_int_equal(p.launch.grid_x, 192);
+    assert_int_equal(p.launch.ranges, 2 * OPNN_CUDA_UNROLL);
+    h200_launch(&p, 3, mid600, 1, ax1, "f32");
+    assert_int_equal(p.launch.grid_x, 160);
+    assert_int_equal(p.launch.ranges, 2 * OPNN_CUDA_UNROLL);
+    h200_launch(&p, 3, mid600, 1, ax1, "f64");
+    assert_int_equal(p.launch.grid_x, 320);
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
+    h200_launch(&p, 2, c4100, 1, ax0, "f16");
+    assert_int_equal(p.launch.vec, 4);
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
+    h200_launch(&p, 2, few_odd, 1, ax0, "f32");
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
     /* 24-byte rows in slabs of 24 KB: single floats, a warp a slab (not a run, below); rows
      * of 12 bytes: a run of vectors (ranges 2), sub 4 */
     const int64_t c3w[2] = {33554432, 3};

@@ -138,8 +138,9 @@ typedef struct opnn_launch {
                                super-rows (plan_launch.c: tiles, split and vec are those of
                                the view [A, R / k, k * B]; segs is k), OPNN_CUDA_SHIFT_RANGES
                                for rows off 16 bytes read as the vectors that cover them (sub
-                               32 or 16, tiles of segs vectors' columns), else
-                               a block a unit */
+                               32 or 16, tiles of segs vectors' columns), 2 * OPNN_CUDA_UNROLL
+                               for a block a unit with 16-byte loads twice as deep (a kernel
+                               for 2 blocks an SM), else a block a unit */
     int64_t whole;          /* OUTER, OPNN_CUDA_SHIFT_RANGES: units 0 .. whole - 1 are whole
                                tiles (tile index = unit, every row, no partials); the a * tiles
                                - whole tiles after them are split, `split` slices of `chunk`

@@ -38,7 +38,8 @@
  *                       vectors, a lane of a thread's vectors always the same column;
  *                       SUP: super-rows, contiguous rows off 16 bytes read k at a time as
  *                       one row of 16-byte loads; each chunk of output columns folds its k
- *                       sub-columns in the tile that completes it.
+ *                       sub-columns in the tile that completes it; DEPTH 2: a block a unit
+ *                       of 16-byte loads twice as deep, at 2 blocks an SM.
  *   col_tiny_kernel     COL_TINY_R with at most 32 rows ([R, B], A = 1): a thread per column
  *                       item (a vector, or a column when rows are not 16-byte aligned), several
  *                       items a thread, rows loaded four at a time, all in flight at once.
@@ -1858,9 +1859,10 @@ __device__ __forceinline__ void merge_next(T (&x)[N][VEC], const uint4 *next)
  * two). Only the view's first and last vectors can reach outside it: those two rows are read
  * element by element. */
 template <class Op, int VEC, bool EXT, bool STG = false, bool SUP = false, bool PH = false,
-          bool PX = false>
-__global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksInner)
-                                                    : min_blocks<Op>(kMinBlocks))
+          bool PX = false, int DEPTH = 1>
+__global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
+                                          : SUP || PH ? min_blocks<Op>(kMinBlocksInner)
+                                                      : min_blocks<Op>(kMinBlocks))
     outer_kernel(Op op, outer_args p)
 {
     using T = typename Op::in_t;
@@ -1869,6 +1871,8 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
      * slab loop) */
     static_assert(!PH || (VEC * sizeof(T) == 16 && !EXT && !STG && !SUP), "PH: 16-byte items");
     static_assert(PH || !PX, "PX: exact tiles of PH");
+    static_assert(DEPTH == 1 || (VEC * sizeof(T) == 16 && !EXT && !STG && !SUP && !PH),
+                  "DEPTH: the plain kernel's 16-byte items");
     static_assert(OPNN_CUDA_SHIFT_RANGES > 3 && OPNN_CUDA_SHIFT_RANGES != OPNN_CUDA_UNROLL,
                   "PH: a ranges value of its own");
     /* separate accumulators per load slot keep the per-column chains short, within 64
@@ -1882,9 +1886,10 @@ __global__ void __launch_bounds__(kBlock, SUP || PH ? min_blocks<Op>(kMinBlocksI
      * blocks an SM (4 loads at 4 blocks read f16 [64, 2001, 1001] over 1 in 74.3 us, 8 at 3 in
      * 67.1-68.3, H200), 2 sets of accumulators at most (the f32 kernels spilled 8 bytes with
      * 4); PX one set: with lane 0's vectors after the tile, 2 sets spilled 16-40 bytes (f16,
-     * f32, f64 Mean, bf16 Prod; ptxas at 80 registers) */
+     * f32, f64 Mean, bf16 Prod; ptxas at 80 registers). DEPTH 2 (the planner's 2 * kUnroll:
+     * blocks a unit of 16-byte loads, few of them an SM): 2 * kUnroll at 2 blocks an SM */
     constexpr int ITEM = VEC * (int)sizeof(T);
-    constexpr int U = PH ? 2 * kUnroll : EXT || ITEM >= 8 ? kUnroll : 16;
+    constexpr int U = PH ? 2 * kUnroll : EXT || ITEM >= 8 ? kUnroll * DEPTH : 16;
     constexpr int NACC = PX                                              ? 1
                          : ACC_BYTES / (VEC * (int)sizeof(A)) >= kUnroll ? kUnroll
                          : ACC_BYTES / (VEC * (int)sizeof(A)) >= 2       ? 2
@@ -2865,6 +2870,9 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             outer_kernel<Op, V, false, false, true><<<grid, block, 0, stream>>>(op, a);
         else if (sup)
             outer_kernel<Op, 1, false, false, true><<<grid, block, 0, stream>>>(op, a);
+        else if (item == V && !ext && l.ranges == 2 * kUnroll)
+            outer_kernel<Op, V, false, false, false, false, false, 2>
+                <<<grid, block, 0, stream>>>(op, a);
         else if (item == V && !ext)
             outer_kernel<Op, V, false><<<grid, block, 0, stream>>>(op, a);
         else if (item > 1 && item == I8 && !ext)
