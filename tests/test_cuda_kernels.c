@@ -402,8 +402,9 @@ static const shape_case super_cases_8sm[] = {
 #define NUM_SUPER_CASES_8SM (sizeof super_cases_8sm / sizeof super_cases_8sm[0])
 /* Column tiles of 16-byte loads in at most 1.5 blocks an SM, 8 loads deep, planned for the H200's
  * 132 SMs (the planner's choice for them there): a middle of 258 rows a slice over 8 rows at
- * once (each thread 32 or 33 rows: a round of 8 and a clamped one of fewer), 4 slices (f64: 80
- * blocks of 2-element loads); columns of 2 slices (f16, bf16: 8-byte loads, not deep) */
+ * once (each thread 32 or 33 rows: 4 rounds of 8, then for some a clamped round of one), 4
+ * slices (f64: 80 blocks of 2-element loads); columns of 2 slices (f16, bf16: 8-byte loads, not
+ * deep) */
 static const shape_case deep_cases_132sm[] = {
     {"middle_deep_tail", 3, S(2, 1031, 600), S(0), false, 1, S(1), 0},
     {"col_deep_two_slices", 2, S(517, 4100), S(0), false, 1, S(0), 0},

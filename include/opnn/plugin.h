@@ -58,7 +58,10 @@ extern "C" {
 /// 15: shift plans carry their tiles' vectors in launch.segs: sub - 1, or sub (exact tiles, lane
 ///    0 of a row also reading the vector after the lanes'); a version 14 launcher read segs as
 ///    slabs (1) and tiles of sub - 1 vectors, which may not cover exact tiles' columns.
-#define OP_ABI_VERSION 15u
+/// 16: OUTER's launch.ranges may be 2 * OPNN_CUDA_UNROLL: a block a unit of 16-byte loads twice
+///    as deep, on grids of at most 2 blocks an SM (a version 15 launcher read it as a block a
+///    unit 4 loads deep: correct, but no longer the plan).
+#define OP_ABI_VERSION 16u
 
 /// Attribute value types.
 typedef enum op_attr_type {
