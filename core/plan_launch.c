@@ -516,9 +516,9 @@ static int64_t gcd64(int64_t a, int64_t b)
 }
 
 /* Warp tiles a warp on the grids of ROW_TILE and ROW_VEC, which stride over tiles: a grid of
- * units / (warps a block * tiles a warp) blocks where that passes one resident wave. On a
- * resident wave alone (each warp striding over a thousand tiles or more) their warps drift apart
- * over the input; with blocks that start in order the tiles read at any time stay close: H200,
+ * units / (warps a block * this) blocks where that passes one resident wave. On a resident wave
+ * alone (each warp striding over a thousand tiles or more) their warps drift apart over the
+ * input; with blocks that start in order the tiles read at any time stay close: H200,
  * `opnn_families --grid` (best of 20): [8388608, 32] f16 ROW_VEC 139.3 us at 528 blocks, 133.6
  * at 16896; [16777216, 16] f32 267.0, 262.9; ROW_TILE rows of 127 f32 271.3 at 1056, 261.1 at
  * 16896; rows of 17 271.8, 267.3. A streaming kernel that reads 8 vectors and writes one read
@@ -533,13 +533,13 @@ static int64_t gcd64(int64_t a, int64_t b)
  * the same on rows of 3 to 7 f32, f16 and i32. 1 tile a warp took 1.2-2.1% off rows of 24 to 127
  * f32 ([2113665, 127] -> 254.8) but added 2.6% to rows of 17 f32 (-> 274.5-274.9), 1.8% to f16
  * rows of 49 and 6.1% to f64 rows of 3 (-> 355.1-355.3) */
-#define ROW_VEC_TILES_PER_WARP 2
-#define ROW_TILE_TILES_PER_WARP 2
+#define ROW_TILES_PER_WARP 2
 
-static int64_t row_tiles_grid(int64_t units, int block, int64_t per_warp, int64_t slots)
+static int64_t row_tiles_grid(int64_t units, int block, int64_t slots)
 {
     int64_t wpb = block / 32, all = cdiv(units, wpb);
-    return imax(1, imin(imin(all, imax(slots, cdiv(units, wpb * per_warp))), (int64_t)0x7fffffff));
+    return imax(1, imin(imin(all, imax(slots, cdiv(units, wpb * ROW_TILES_PER_WARP))),
+                        (int64_t)0x7fffffff));
 }
 
 /* ROW_TILE's pack: the fewest consecutive rows of row_bytes that end on a 16-byte boundary
@@ -592,7 +592,7 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     l->tiles = rows / pack * pack_vec;
     l->sub = (int)g;
     l->units = imax(1, cdiv(v->c / pack, rows / pack)); /* block 0: the rows past the last pack */
-    l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_ROW_TILE_BLOCK, ROW_TILE_TILES_PER_WARP,
+    l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_ROW_TILE_BLOCK,
                                device_slots(props, OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM));
 }
 
@@ -643,8 +643,8 @@ static void plan_row_vec(opnn_reduce_plan *p, const opnn_device_props *props, in
     l->vec = (int)(16 / esize_of(p->dtype));
     l->sub = g;
     l->units = cdiv(p->a * g, 32 * OPNN_CUDA_UNROLL); /* warp tiles */
-    l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_BLOCK, ROW_VEC_TILES_PER_WARP,
-                               device_slots(props, OPNN_CUDA_BLOCKS_PER_SM));
+    l->grid_x =
+        row_tiles_grid(l->units, OPNN_CUDA_BLOCK, device_slots(props, OPNN_CUDA_BLOCKS_PER_SM));
 }
 
 /* --- the outer view [A, R, B], B contiguous ------------------------------------------------ */
