@@ -268,13 +268,18 @@ static const shape_case family_cases[] = {
     /* contiguous rows off 16 bytes of at most 1 KB, read as one run of vectors: the first
      * vector before the tensor and the last past it (an odd offset), rows of 5 over many
      * slices, 255 columns (a thread's lanes 8 columns for f16), 50 columns (f32 and f16: a
-     * step of 25 vectors, 250 threads), a middle of 3 slabs, 17 f64 columns (2 lanes) */
+     * step of 25 vectors, 250 threads), a middle of 3 slabs, 17 f64 columns (2 lanes); 3
+     * columns at an odd offset and 31 columns: threads a multiple of 8 * 3 (240) and 8 * 31
+     * (248), so that warps start on 128-byte lines (the middle's 7 columns: 224, its slabs off
+     * 128 bytes) */
     {"col_stage_17_offset", 2, S(3001, 17), S(0), false, 1, S(0), 3},
     {"col_stage_5", 2, S(70001, 5), S(0), false, 1, S(0), 0},
     {"col_stage_255", 2, S(2001, 255), S(0), false, 1, S(0), 0},
     {"col_stage_50_offset", 2, S(3001, 50), S(0), false, 1, S(0), 1},
     {"middle_stage", 3, S(3, 2999, 7), S(0), false, 1, S(1), 0},
     {"col_stage_17", 2, S(6007, 17), S(0), false, 1, S(0), 0},
+    {"col_stage_3_offset", 2, S(40001, 3), S(0), false, 1, S(0), 1},
+    {"col_stage_31", 2, S(9001, 31), S(0), false, 1, S(0), 0},
     {"col_narrow", 2, S(20001, 5), S(0), false, 1, S(0), 0},
     {"col_narrow16", 2, S(20000, 16), S(0), false, 1, S(0), 0},
     {"col_tiny_r", 2, S(7, 30001), S(0), false, 1, S(0), 0},

@@ -43,21 +43,23 @@ typedef struct fam_args {
     opnn_reduce_kind kind;
     const char *family; /* NULL or "all": every family; "planner": the planner's only */
     int sub, vec, ranges, block, reps;
-    int64_t grid;
+    int64_t grid, split;
 } fam_args;
 
 static const char usage[] =
     "usage: opnn_families --shape D0,D1,.. [--axes A0,..] [--dtype f32|f16|bf16|f64|i32|i64]\n"
     "                     [--strides S0,S1,..] [--offset ELEMENTS] [--op sum|mean|max|min|prod]\n"
     "                     [--family NAME|planner|all] [--sub N] [--vec N] [--ranges N]\n"
-    "                     [--block 64|128|192|256] [--grid N] [--reps N]\n"
+    "                     [--block 64|128|192|256] [--grid N] [--split N] [--reps N]\n"
     "Times the planner's CUDA family and every other family that serves the reduction (or the\n"
     "one named); --sub, --vec, --ranges, --block and --grid override those launch fields of\n"
     "every plan timed, unchecked: a value its kernel does not support may compute garbage or\n"
     "fault (the launcher refuses some: a ROW_TILE block whose tiles pass 48 KB). --grid is not\n"
     "applied to plans whose blocks write partials (their workspace is sized by the grid).\n"
     "--block on a group-kernel plan also scales its tiles (units), and its grid where it had a\n"
-    "block a tile.\n";
+    "block a tile.\n"
+    "--split sets the slices of an OUTER plan of a block a unit or a run of vectors (one slab,\n"
+    "no R1): rows, units, grid (a block a unit) and workspace follow.\n";
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -133,6 +135,10 @@ static int parse_args(int argc, char **argv, fam_args *a)
             int g;
             bad = parse_int(v, 1, 0x7fffffff, &g);
             a->grid = g;
+        } else if (!strcmp(o, "--split")) {
+            int sp;
+            bad = parse_int(v, 1, 1 << 20, &sp);
+            a->split = sp;
         } else if (!strcmp(o, "--reps"))
             bad = parse_int(v, 1, 10000, &a->reps);
         else {
@@ -207,6 +213,50 @@ static int held_times(const fam_args *a, const fam_buffers *b, double *t)
         t[k] *= 1e6;
     sort_times(t, a->reps);
     return 0;
+}
+
+static int64_t imin64(int64_t x, int64_t y)
+{
+    return x < y ? x : y;
+}
+
+static int64_t imax64(int64_t x, int64_t y)
+{
+    return x > y ? x : y;
+}
+
+/* Sets an OUTER plan's split to about `split` slices of the rows (rows a slice rounded up, so
+ * the slices may be fewer): plans of a block a unit or of a run of vectors, one slab (no R1),
+ * their units, grid and workspace sized as plan_launch.c sizes them. 0 where the plan is not
+ * one of those. */
+static int set_outer_split(opnn_reduce_plan *p, int64_t split)
+{
+    opnn_launch *l = &p->launch;
+    const bool run = l->ranges == 2,
+               unit = l->ranges == OPNN_CUDA_UNROLL || l->ranges == 2 * OPNN_CUDA_UNROLL;
+    if (l->kernel != OPNN_KERNEL_OUTER || !(run || unit) || l->segs != 1 ||
+        p->cls == OPNN_CLASS_GENERIC || p->r < 1)
+        return 0;
+    const bool own = l->grid_x == l->units;
+    const int64_t m = imin64(split, p->r), rows = (p->r + m - 1) / m;
+    split = (p->r + rows - 1) / rows;
+    int64_t cols = 1, counters = p->a;
+    if (unit) { /* columns a partial row holds, for any load width the launcher may take */
+        const int64_t bx = l->sub, tiles1 = (p->b + bx - 1) / bx;
+        for (int64_t k = l->vec; k >= 1; k /= 2)
+            cols = imax64(cols, (p->b + bx * k - 1) / (bx * k) * k);
+        counters = p->a * imax64(l->tiles, tiles1);
+    }
+    l->split = split;
+    l->chunk = rows;
+    l->units = p->a * l->tiles * split;
+    if (own || l->units < l->grid_x)
+        l->grid_x = l->units;
+    l->ncounters = split > 1 ? counters : 0;
+    l->partial_bytes =
+        split > 1 ? (size_t)(p->a * cols * l->sub * split) * OPNN_CUDA_MAX_ACC_BYTES : 0;
+    l->workspace_bytes = l->partial_bytes + (size_t)l->ncounters * sizeof(uint32_t);
+    return 1;
 }
 
 /* Runs plan and reports its time, or why it could not run. */
@@ -389,6 +439,9 @@ int main(int argc, char **argv)
         }
         if (a.block)
             plan.launch.block = a.block;
+        if (a.split && !set_outer_split(&plan, a.split))
+            printf("(--split not applied to %s: not an OUTER plan of one slab)\n",
+                   opnn__cuda_family_name(plan.launch.family));
         if (a.grid && plan.launch.workspace_bytes == 0)
             plan.launch.grid_x = a.grid;
         else if (a.grid)

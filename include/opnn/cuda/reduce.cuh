@@ -2042,8 +2042,14 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
              * the blocks did not finish together. */
             constexpr int V = 16 / sizeof(T);
             const int nb = (int)p.b;
-            const int per = nb / min(V, nb & -nb); /* b / gcd(b, V): V is a power of two */
-            const int NT = (int)blockDim.x / per * per, t = threadIdx.x;
+            const int per = nb / min(V, nb & -nb); /* b / gcd(b, V): odd (b is off 16 bytes) */
+            /* NT a multiple of 8 * per where that keeps 7/8 of the block: each warp's 32 vectors
+             * then start on a 128-byte line (where the run's first vector does). The access
+             * pattern alone (bench/run_probe.cu, 507 blocks, H200): f32 [33554432, 3] over 0
+             * 92.7 us at NT 240 against 94.0 at 255; f16 [22369621, 3] 35.2 against 35.1 */
+            const int NT8 = (int)blockDim.x / (8 * per) * (8 * per);
+            const int NT = 8 * NT8 >= 7 * (int)blockDim.x ? NT8 : (int)blockDim.x / per * per;
+            const int t = threadIdx.x;
             const int step = (int)p.split * NT,
                       rs = step / per * (V * per / nb); /* vectors, rows */
             const T *e0 = in + ai * p.a_stride, *e1 = e0 + p.r * p.b;
@@ -2284,8 +2290,12 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
              * bytes a thread for 4-byte accumulators and elements of at most 4 bytes). Not for
              * 8-byte accumulators (Mean of integers and f64, Prod of int32) nor the other
              * kernels (Mean of f16): the two widths in one function spilled 4-40 bytes
-             * (ptxas); in two functions, more */
-            combine_columns<Op, VEC, STG && sizeof(A) == 4 && sizeof(T) <= 4>(
+             * (ptxas); in two functions, more. STG's 8-byte accumulators: 16-byte loads (2)
+             * only, its W (a power of two, at least 2) always a multiple: with one 8-byte load
+             * at a time, 4 in flight, the last block of f64 [3000000, 17] over 0 (507 slices of
+             * 32 columns) took its slices in 16 round trips to L2 */
+            combine_columns<Op, STG && sizeof(A) == 8 ? 2 : VEC,
+                            STG && sizeof(A) == 4 && sizeof(T) <= 4>(
                 op, parts, W, p.split, STG ? reinterpret_cast<A *>(s_slot) : s, out + ai * p.b + t0,
                 ncols, p.red_n);
     }
