@@ -247,6 +247,34 @@ static void launch_workspace(opnn_launch *l, int64_t partials, int64_t counters)
     l->workspace_bytes = l->partial_bytes + (size_t)counters * sizeof(uint32_t);
 }
 
+/* An OUTER plan's workspace where its `split` slices (more than one) each write a partial row of
+ * every column tile of its view's b columns: the columns a partial row holds for its sub lanes of
+ * vec elements or the narrower loads the launcher may take for the pointer (down to single
+ * elements), and a counter a tile (of those loads or of single elements, the more); none
+ * without a split. The planner's and opnn__reduce_launch_outer_split's. */
+static void outer_workspace(opnn_launch *l, int64_t a, int64_t b)
+{
+    int64_t cols = 0;
+
+    if (l->split <= 1) {
+        launch_workspace(l, 0, 0);
+        return;
+    }
+    for (int64_t k = l->vec; k >= 1; k /= 2)
+        cols = imax(cols, cdiv(b, l->sub * k) * k);
+    launch_workspace(l, a * cols * l->sub * l->split, a * imax(l->tiles, cdiv(b, l->sub)));
+}
+
+/* A super-row plan's (the view [A, R / k, k * B]): the super-rows' partials, then the k * B
+ * results to fold; the tiles' counters, then the fold's chunks' (at most 64 a slab: B <=
+ * SUPER_MAX_FOLD / 4) */
+static void super_workspace(opnn_launch *l, int64_t a, int64_t b, int64_t k)
+{
+    outer_workspace(l, a, k * b);
+    launch_workspace(l, (int64_t)(l->partial_bytes / OPNN_CUDA_MAX_ACC_BYTES) + a * k * b,
+                     l->ncounters + a * cdiv(b, OPNN_CUDA_SUPER_FOLD_COLS));
+}
+
 /* --- FULL: one contiguous range ------------------------------------------------------------ */
 
 /* Grid-stride over the whole range (full_kernel): every block resident at once, at least
@@ -702,8 +730,7 @@ static int plan_outer_run(opnn_reduce_plan *p, const opnn_device_props *props, i
     l->units = p->a * split;
     l->ranges = 2;
     l->grid_x = grid_for(l->units, rows * p->b * es, slots);
-    if (split > 1)
-        launch_workspace(l, p->a * bx * split, p->a);
+    outer_workspace(l, p->a, p->b);
     return 1;
 }
 
@@ -722,7 +749,7 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     size_t es = esize_of(p->dtype);
     int64_t slots = device_slots(props, per_sm);
     int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
-    int64_t bx, bx_threads, by, tiles, tiles1, split, rows, slabs = 1;
+    int64_t bx, bx_threads, by, tiles, split, rows, slabs = 1;
 
     bx = cdiv(b, vec);
 
@@ -735,7 +762,6 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
         bx_threads = imin(OPNN_CUDA_BLOCK, imax(32, pow2_ceil(bx)));
     by = OPNN_CUDA_BLOCK / bx_threads;
     tiles = cdiv(bx, bx_threads);
-    tiles1 = cdiv(b, bx_threads); /* tiles with scalar loads (the launcher's fallback) */
 
     /* slices of the r1 * r rows of a column: whole slabs while there are at least as many
      * slabs as slices, else pieces of one slab */
@@ -791,15 +817,7 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
         family != OPNN_FAMILY_COL_TINY_R && r1 == 1 &&
         2 * l->grid_x <= COL_DEEP_MAX_BLOCKS_PER_SM_X2 * device_slots(props, 1))
         l->ranges = 2 * OPNN_CUDA_UNROLL;
-    if (split > 1) {
-        /* columns a partial row holds: tiles of bx_threads loads of vec elements, or of the
-         * narrower loads the launcher may take for the pointer (down to single elements) */
-        int64_t cols = 0;
-
-        for (int64_t k = vec; k >= 1; k /= 2)
-            cols = imax(cols, cdiv(b, bx_threads * k) * k);
-        launch_workspace(l, p->a * cols * bx_threads * split, p->a * imax(tiles, tiles1));
-    }
+    outer_workspace(l, p->a, b);
 }
 
 /* Contiguous rows off 16 bytes that the run of vectors does not take (wider than 1 KB or 256
@@ -815,7 +833,6 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
 {
     opnn_launch *l = &p->launch;
     int64_t es = (int64_t)esize_of(p->dtype), b = p->b, row = b * es, k, bytes;
-    size_t parts;
 
     /* one slab: [2, 4096, 1025] over 1 (f32) ran 17.8-20.2 us as super-rows against 14.1-14.3 as
      * single floats (H200; the kernel and the fold take slabs that start on 16 bytes) */
@@ -843,11 +860,7 @@ static int plan_outer_super(opnn_reduce_plan *p, const opnn_device_props *props,
     plan_outer_vec(p, props, family, p->r / k, k * b, 16 / es, OPNN_CUDA_BLOCKS_PER_SM_INNER, 2, 0);
     l->ranges = 3;
     l->segs = k;
-    /* the super-rows' partials, then the k * B results to fold; the tiles' counters, then the
-     * fold's chunks' (at most 64 a slab: B <= SUPER_MAX_FOLD / 4) */
-    parts = l->partial_bytes / OPNN_CUDA_MAX_ACC_BYTES;
-    launch_workspace(l, (int64_t)parts + p->a * k * b,
-                     l->ncounters + p->a * cdiv(b, OPNN_CUDA_SUPER_FOLD_COLS));
+    super_workspace(l, p->a, b, k);
     return 1;
 }
 
@@ -1034,6 +1047,34 @@ const char *opnn__cuda_family_name(int family)
     if (family < 0 || family >= OPNN_FAMILY_COUNT_)
         return "unknown";
     return family_names[family];
+}
+
+bool opnn__reduce_launch_outer_split(opnn_reduce_plan *p, int64_t split)
+{
+    opnn_launch *l = &p->launch;
+    const bool run = l->ranges == 2, sup = l->ranges == 3,
+               unit = l->ranges == OPNN_CUDA_UNROLL || l->ranges == 2 * OPNN_CUDA_UNROLL;
+    /* super-rows: the view [A, R / k, k * B] */
+    const int64_t k = sup ? l->segs : 1, r = p->r / imax(k, 1);
+    int64_t rows;
+
+    if (l->kernel != OPNN_KERNEL_OUTER || !(run || unit || sup) || (!sup && l->segs != 1) ||
+        p->cls == OPNN_CLASS_GENERIC || r < 1 || split < 1)
+        return false;
+    rows = cdiv(r, imin(split, r));
+    split = cdiv(r, rows);
+    if (sup && split < 2)
+        return false;
+    if (l->grid_x == l->units || p->a * l->tiles * split < l->grid_x)
+        l->grid_x = p->a * l->tiles * split;
+    l->split = split;
+    l->chunk = rows;
+    l->units = p->a * l->tiles * split;
+    if (sup)
+        super_workspace(l, p->a, p->b, k);
+    else
+        outer_workspace(l, p->a, p->b);
+    return true;
 }
 
 bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *props, int family)

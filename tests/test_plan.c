@@ -1500,6 +1500,75 @@ static void launch__warp_unit_grid(void **state)
     }
 }
 
+/* opnn__reduce_launch_outer_split (opnn_families --split): at a plan's own split it gives the
+ * planner's launch back (the same workspace sizing), at others a launch check_launch accepts with
+ * the split asked for (rows rounded up); plans it does not take are left as they were. */
+static void launch__outer_resplit(void **state)
+{
+    static const struct {
+        int ndim;
+        int64_t shape[3], axis;
+        const char *dtype;
+        int ranges;
+    } cases[] = {
+        {2, {22369621, 3}, 0, "f16", 2},               /* a run of vectors */
+        {2, {3000000, 17}, 0, "f64", 2},               /* a run of vectors, 8-byte accumulators */
+        {2, {1000000, 259}, 0, "f16", 3},              /* super-rows */
+        {2, {100001, 2501}, 0, "f32", 3},              /* super-rows */
+        {2, {8192, 1024}, 0, "f32", OPNN_CUDA_UNROLL}, /* a block a unit */
+        {2, {1000, 2500}, 0, "f32", 2 * OPNN_CUDA_UNROLL}, /* a block a unit, 8 loads deep */
+    };
+    static const int64_t splits[] = {1, 2, 7, 100, 528};
+    (void)state;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        opnn_reduce_plan p, q;
+
+        plan_dtype_for(&p, cases[i].ndim, cases[i].shape, 1, &cases[i].axis,
+                       ts_dtype(cases[i].dtype));
+        opnn__reduce_plan_launch(&p, &h200);
+        if (p.launch.kernel != OPNN_KERNEL_OUTER || p.launch.ranges != cases[i].ranges)
+            fail_msg("case %zu: kernel %d ranges %d", i, p.launch.kernel, p.launch.ranges);
+        q = p;
+        assert_true(opnn__reduce_launch_outer_split(&q, p.launch.split));
+        assert_memory_equal(&q.launch, &p.launch, sizeof p.launch);
+        for (size_t k = 0; k < sizeof splits / sizeof splits[0]; k++) {
+            const int64_t r = cases[i].ranges == 3 ? p.r / p.launch.segs : p.r;
+            const int64_t want =
+                (r + (r + splits[k] - 1) / splits[k] - 1) / ((r + splits[k] - 1) / splits[k]);
+            q = p;
+            if (!opnn__reduce_launch_outer_split(&q, splits[k])) {
+                /* only a super-row plan of one slice is refused */
+                assert_int_equal(cases[i].ranges, 3);
+                assert_true(want < 2);
+                assert_memory_equal(&q.launch, &p.launch, sizeof p.launch);
+                continue;
+            }
+            assert_int_equal(q.launch.split, want);
+            assert_int_equal(q.launch.units, p.a * p.launch.tiles * want);
+            /* (check_launch also holds the planner's policy: 8 loads deep in at most 1.5
+             * blocks an SM) */
+            if (q.launch.ranges != 2 * OPNN_CUDA_UNROLL || 2 * q.launch.grid_x <= 3 * 132)
+                check_launch(&q);
+        }
+    }
+
+    /* not an OUTER plan of one slab: a row plan, and a warp-unit plan */
+    const int64_t rows[2] = {4096, 4096}, units[3] = {131072, 256, 8}, ax1[1] = {1};
+    opnn_reduce_plan p, q;
+    plan_dtype_for(&p, 2, rows, 1, ax1, ts_dtype("f32"));
+    opnn__reduce_plan_launch(&p, &h200);
+    q = p;
+    assert_false(opnn__reduce_launch_outer_split(&q, 8));
+    assert_memory_equal(&q.launch, &p.launch, sizeof p.launch);
+    plan_dtype_for(&p, 3, units, 1, ax1, ts_dtype("f16"));
+    opnn__reduce_plan_launch(&p, &h200);
+    assert_int_equal(p.launch.ranges, 1);
+    q = p;
+    assert_false(opnn__reduce_launch_outer_split(&q, 8));
+    assert_memory_equal(&q.launch, &p.launch, sizeof p.launch);
+}
+
 /* The suite's shapes get the families the comments of plan_launch.c measured, with the
  * geometry their kernels assume. */
 static void launch__suite_shapes_on_h200(void **state)
@@ -2200,6 +2269,7 @@ int main(void)
         cmocka_unit_test(launch__shift_test_shapes),
         cmocka_unit_test(launch__warp_tiles),
         cmocka_unit_test(launch__warp_unit_grid),
+        cmocka_unit_test(launch__outer_resplit),
         cmocka_unit_test(launch__every_family_within_limits),
         cmocka_unit_test(launch__row_tile_geometry),
         cmocka_unit_test(launch__cover_vectors_bound),

@@ -215,58 +215,6 @@ static int held_times(const fam_args *a, const fam_buffers *b, double *t)
     return 0;
 }
 
-static int64_t imin64(int64_t x, int64_t y)
-{
-    return x < y ? x : y;
-}
-
-static int64_t imax64(int64_t x, int64_t y)
-{
-    return x > y ? x : y;
-}
-
-/* Sets an OUTER plan's split to about `split` slices of the rows (rows a slice rounded up, so
- * the slices may be fewer): plans of a block a unit, of a run of vectors or of super-rows (2
- * slices at least; its rows are super-rows of segs rows), one slab (no R1), their units, grid
- * and workspace sized as plan_launch.c sizes them. 0 where the plan is not one of those. */
-static int set_outer_split(opnn_reduce_plan *p, int64_t split)
-{
-    opnn_launch *l = &p->launch;
-    const bool run = l->ranges == 2, sup = l->ranges == 3,
-               unit = l->ranges == OPNN_CUDA_UNROLL || l->ranges == 2 * OPNN_CUDA_UNROLL;
-    if (l->kernel != OPNN_KERNEL_OUTER || !(run || unit || sup) || (!sup && l->segs != 1) ||
-        p->cls == OPNN_CLASS_GENERIC || p->r < 1)
-        return 0;
-    /* super-rows: the view [A, R / k, k * B] */
-    const int64_t k = sup ? l->segs : 1, r = p->r / k, b = k * p->b;
-    const bool own = l->grid_x == l->units;
-    const int64_t m = imin64(split, r), rows = (r + m - 1) / m;
-    split = (r + rows - 1) / rows;
-    if (sup && split < 2)
-        return 0;
-    int64_t cols = 1, counters = p->a, extra = 0;
-    if (unit || sup) { /* columns a partial row holds, for any load width the launcher takes */
-        const int64_t bx = l->sub, tiles1 = (b + bx - 1) / bx;
-        for (int64_t v = l->vec; v >= 1; v /= 2)
-            cols = imax64(cols, (b + bx * v - 1) / (bx * v) * v);
-        counters = p->a * imax64(l->tiles, tiles1);
-    }
-    if (sup) { /* the k * B results to fold, and the fold's chunks' counters */
-        extra = p->a * b;
-        counters += p->a * ((p->b + OPNN_CUDA_SUPER_FOLD_COLS - 1) / OPNN_CUDA_SUPER_FOLD_COLS);
-    }
-    l->split = split;
-    l->chunk = rows;
-    l->units = p->a * l->tiles * split;
-    if (own || l->units < l->grid_x)
-        l->grid_x = l->units;
-    l->ncounters = split > 1 ? counters : 0;
-    l->partial_bytes =
-        split > 1 ? (size_t)(p->a * cols * l->sub * split + extra) * OPNN_CUDA_MAX_ACC_BYTES : 0;
-    l->workspace_bytes = l->partial_bytes + (size_t)l->ncounters * sizeof(uint32_t);
-    return 1;
-}
-
 /* Runs plan and reports its time, or why it could not run. */
 static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam_buffers *b,
                       const char *label, int64_t in_bytes, int64_t out_bytes)
@@ -447,7 +395,7 @@ int main(int argc, char **argv)
         }
         if (a.block)
             plan.launch.block = a.block;
-        if (a.split && !set_outer_split(&plan, a.split))
+        if (a.split && !opnn__reduce_launch_outer_split(&plan, a.split))
             printf("(--split not applied to %s: not an OUTER plan of one slab)\n",
                    opnn__cuda_family_name(plan.launch.family));
         if (a.grid && plan.launch.workspace_bytes == 0)
