@@ -1660,7 +1660,8 @@ combine_columns_into(Op op, const typename Op::acc_t *parts, int64_t W, int64_t 
     using A = typename Op::acc_t;
     constexpr int CV = combine_vec<A>() <= VEC ? combine_vec<A>() : 1;
     /* loads in flight a thread: half as many for accumulators of 8 bytes or more (at 8 a round
-     * the f64 Max/Min kernels spilled 8-24 bytes, ptxas); RAW keeps its loop below at 8 */
+     * the f64 Max/Min kernels spilled 8-24 bytes, ptxas); RAW (the super-rows' kernels,
+     * 80 registers) at 8 */
     constexpr int D = sizeof(A) >= 8 && !RAW ? kCombineDepth / 2 : kCombineDepth;
     const int64_t groups = W / CV, cols = min(groups, (int64_t)blockDim.x);
     int J = 1; /* a power of two, at most blockDim / cols */
@@ -1676,30 +1677,21 @@ combine_columns_into(Op op, const typename Op::acc_t *parts, int64_t W, int64_t 
         /* D slices a round, the last round's loads past the split clamped to its last slice
          * (issued, not combined): a split of 4 slices took them one at a time, [1024, 4096]
          * over 0 (f32) 13.3 us against 12.8-13.0, f64 [1000, 4096] 16.2 against 15.8 (H200).
-         * RAW (the super-rows' kernel) keeps whole rounds, then the rest one at a time: with 4
-         * slices a round and the rest among them, f16 [100001, 2501] over 0 ran 134 us against
-         * 127 */
+         * RAW (the super-rows' kernel) so too: whole rounds, then the rest one at a time, made
+         * f16 [100001, 2501] over 0 (5 slices, 5 loads in a row) 0.3-0.8 us slower (H200) */
         int64_t sl = jj < J ? jj : split; /* threads past J * cols idle */
-        for (; RAW ? sl + (D - 1) * J < split : sl < split; sl += D * J) {
+        for (; sl < split; sl += D * J) {
             A x[D][CV];
 #pragma unroll
             for (int d = 0; d < D; d++)
-                load_cg_n(parts + (RAW ? sl + d * J : min(sl + d * J, split - 1)) * W + cl, x[d]);
+                load_cg_n(parts + min(sl + d * J, split - 1) * W + cl, x[d]);
 #pragma unroll
             for (int d = 0; d < D; d++)
-                if (RAW || sl + d * J < split)
+                if (sl + d * J < split)
 #pragma unroll
                     for (int e = 0; e < CV; e++)
                         v[e] = op.combine(v[e], x[d][e]);
         }
-        if constexpr (RAW)
-            for (; sl < split; sl += J) {
-                A x[CV];
-                load_cg_n(parts + sl * W + cl, x);
-#pragma unroll
-                for (int e = 0; e < CV; e++)
-                    v[e] = op.combine(v[e], x[e]);
-            }
         if (J > 1) {
             A *sj = s + (jj * cols + cj) * CV;
             if (jj < J)
@@ -1770,7 +1762,9 @@ __device__ __noinline__ void combine_columns_fold(Op op, const typename Op::acc_
     /* the previous unit's readers of done passed this unit's arrive_last since */
     if (threadIdx.x == 0)
         f->done = 0;
-    __threadfence(); /* publish the results before counting them */
+    /* the barrier orders the block's results before each count's acquire-release add, and the
+     * folds' reads after those that complete a chunk (as arrive_last does; fences in every
+     * thread around relaxed adds cost 0.3-0.6 us a launch, H200) */
     __syncthreads();
     for (int q = threadIdx.x; q < sk * nch; q += blockDim.x) {
         const int j = q / nch, c = q - j * nch;
@@ -1781,16 +1775,13 @@ __device__ __noinline__ void combine_columns_fold(Op op, const typename Op::acc_
         for (int i = 0; i < sk; i++)
             total += (unsigned)(udiv(i * ob + hi - 1, W) - udiv(i * ob + lo, W) + 1);
         unsigned *cnt = f->counters + ai * nch + c;
-        if (atomicAdd(cnt, 1u) == total - 1) {
+        if (add_acq_rel(cnt, 1u) == total - 1) {
             atomicExch(cnt, 0u); /* for the next launch */
             atomicOr(&f->done, 1ull << c);
         }
     }
     __syncthreads();
-    unsigned long long done = f->done;
-    if (done)
-        __threadfence(); /* see the other tiles' results */
-    for (; done; done &= done - 1)
+    for (unsigned long long done = f->done; done; done &= done - 1)
         fold_super_rows(op, f, ai, __ffsll((long long)done) - 1);
 }
 
