@@ -28,11 +28,12 @@ struct opnn_device_props;
 bool opnn__reduce_launch_family(struct opnn_reduce_plan *plan,
                                 const struct opnn_device_props *props, int family);
 
-/* Sets the split of an OUTER plan of one slab (a block a unit, a run of vectors or super-rows,
- * whose rows are then super-rows of launch.segs rows) to about @p split slices of its rows
- * (rows a slice rounded up, so the slices may be fewer; super-rows 2 at least), with the
- * units, grid and workspace the planner would give that split; false (plan untouched) for any
- * other plan. For `opnn_families --split`. */
+/* Sets the split of an OUTER plan of one slab (a block a unit, a run of vectors, super-rows,
+ * whose rows are then super-rows of launch.segs rows, or shift tiles, every tile then split
+ * alike) to about @p split slices of its rows (rows a slice rounded up, so the slices may be
+ * fewer; super-rows 2 at least; exact shift tiles 1 only), with the units, grid and workspace the
+ * planner would give that split; false (plan untouched) for any other plan. For
+ * `opnn_families --split`. */
 bool opnn__reduce_launch_outer_split(struct opnn_reduce_plan *plan, int64_t split);
 
 /* Name of a family ("row_split"), for tests, messages and `opnn run --verbose`. */

@@ -105,6 +105,22 @@
  * 55.0, f64 [24, 1000, 1001] 52.2 against 50.7, [46, 1001, 1001] 50.8 against 50.0, f16 [34,
  * 1001, 3001] 57.3 against 57.7 (H200) */
 #define SHIFT_TAIL_MIN_ROWS 16
+/* A column shift plan (one slab) that choose_split splits takes about this many (over 2) units
+ * an SM of its tiles more than half full (plan_shift_col_split): fewer, longer slices than a
+ * wave of slots or two. Chosen from `opnn_families --split` (medians of 30, two runs, us, H200,
+ * session 34), the planner's split before against about 1.5 units an SM: [20000, 2501] over 0
+ * (37 slices, 777 units) 55.9, 55.6 -> 9 (189) 52.4, 52.2; [26000, 2501] 68.4, 68.3 -> 66.6, 66.1;
+ * [13000, 2501] (18: 378) 37.8, 37.7 -> 36.4, 36.6; f16 [26000, 2501] (35: 385) 40.6, 40.7 -> 18
+ * (198) 39.0, 39.2; [60000, 1001] (43: 387) 63.7, 63.6 -> 22 (198) 62.4, 62.1. Fewer lose:
+ * [13000, 4001] 4 slices (132 units) 57.1, 57.2 against 12 (396) 54.9, 54.7; f16 [250000, 259] (a
+ * tile of 31 vectors and one of 2: 191 slices, the rule's too) 42.2, 42.3, 96 slices 48.8. The
+ * rule against the split before, the same binary (call 3): 18 of 19 shapes faster, by up to
+ * 6.5% ([10000, 5001] 55.5, 55.0 -> 52.1, 51.7; [16000, 3001] 53.4, 53.3 -> 50.0, 50.0; eleven
+ * of them not among those it was chosen from), [6000, 8001] the same (50.2 -> 50.1, 50.7), bf16
+ * [30000, 3001] slower (50.0, 50.2 -> 51.2, 51.2). In middles (A > 1) no rule held: f16 [4,
+ * 20001, 1001] 51.7 -> 47.5 and [8, 4001, 2501] 82.0 -> 78.7 at about 1.5 units an SM, [16, 8001,
+ * 1001] 125.3 -> 128.7 (split 1) and 131.6 (split 2). */
+#define SHIFT_COL_UNITS_PER_SM_X2 3
 /* Exact shift tiles (shift_exact) down to half the slots in units where they are this full
  * (columns over the tiles' columns): exact tiles of 32 vectors, bench/phase_probe.cu, f16 over 1
  * (H200): [32, 1001, 2001] 256 units 34.2 us against 38.5 at half a warp (512), but [128, 1001,
@@ -952,6 +968,23 @@ static int shift_exact(opnn_reduce_plan *p, const opnn_device_props *props, int 
  *
  * Before all that, exact tiles of 32 vectors (segs 32: lane 0 also reads the vector after the
  * tile, shift_exact) where they make one wave of whole tiles. */
+/* A column shift plan's split (one slab, A == 1, split by choose_split): SHIFT_COL_UNITS_PER_SM_X2
+ * units an SM of its tiles more than half full (the last tile's columns may be few), where that
+ * is fewer slices */
+static void plan_shift_col_split(opnn_reduce_plan *p, const opnn_device_props *props)
+{
+    const opnn_launch *l = &p->launch;
+    int64_t sms = props && props->sm_count > 0 ? props->sm_count : 1;
+    int64_t cols = l->segs * l->vec, last = p->b - (l->tiles - 1) * cols, heavy, split;
+
+    if (p->a != 1 || l->split <= 1 || l->whole != 0)
+        return;
+    heavy = imax(1, l->tiles - (2 * last <= cols ? 1 : 0));
+    split = (SHIFT_COL_UNITS_PER_SM_X2 * sms + heavy) / (2 * heavy);
+    if (split >= 2 && split < l->split)
+        opnn__reduce_launch_outer_split(p, split);
+}
+
 static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props, int family,
                             int64_t r1, int64_t vec)
 {
@@ -971,6 +1004,7 @@ static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props,
             p->launch.ranges = OPNN_CUDA_SHIFT_RANGES;
             p->launch.segs = sub - 1;
             plan_shift_tail(p, props);
+            plan_shift_col_split(p, props);
             return 1;
         }
     }
@@ -1053,27 +1087,31 @@ bool opnn__reduce_launch_outer_split(opnn_reduce_plan *p, int64_t split)
 {
     opnn_launch *l = &p->launch;
     const bool run = l->ranges == 2, sup = l->ranges == 3,
-               unit = l->ranges == OPNN_CUDA_UNROLL || l->ranges == 2 * OPNN_CUDA_UNROLL;
+               unit = l->ranges == OPNN_CUDA_UNROLL || l->ranges == 2 * OPNN_CUDA_UNROLL,
+               shift = l->ranges == OPNN_CUDA_SHIFT_RANGES;
     /* super-rows: the view [A, R / k, k * B] */
     const int64_t k = sup ? l->segs : 1, r = p->r / imax(k, 1);
     int64_t rows;
 
-    if (l->kernel != OPNN_KERNEL_OUTER || !(run || unit || sup) || (!sup && l->segs != 1) ||
-        p->cls == OPNN_CLASS_GENERIC || r < 1 || split < 1)
+    if (l->kernel != OPNN_KERNEL_OUTER || !(run || unit || sup || shift) ||
+        (!sup && !shift && l->segs != 1) || p->cls == OPNN_CLASS_GENERIC || r < 1 || split < 1)
         return false;
     rows = cdiv(r, imin(split, r));
     split = cdiv(r, rows);
-    if (sup && split < 2)
+    /* exact shift tiles (segs == sub) only whole: the planner never splits them */
+    if ((sup && split < 2) || (shift && l->segs == l->sub && split > 1))
         return false;
     if (l->grid_x == l->units || p->a * l->tiles * split < l->grid_x)
         l->grid_x = p->a * l->tiles * split;
     l->split = split;
     l->chunk = rows;
     l->units = p->a * l->tiles * split;
+    l->whole = 0; /* shift tiles: every tile split alike */
     if (sup)
         super_workspace(l, p->a, p->b, k);
     else
-        outer_workspace(l, p->a, p->b);
+        /* shift tiles: those of the view of the tiles' sub vectors each (plan_outer_shift) */
+        outer_workspace(l, p->a, shift ? l->tiles * l->sub * l->vec : p->b);
     return true;
 }
 

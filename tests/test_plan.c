@@ -1500,6 +1500,41 @@ static void launch__warp_unit_grid(void **state)
     }
 }
 
+/* Column shift plans (one slab) that split take about 1.5 units an SM of their tiles more than
+ * half full, never more slices than choose_split gave; middles keep choose_split's */
+static void launch__shift_col_split(void **state)
+{
+    static const struct {
+        int ndim;
+        int64_t shape[3], axis;
+        const char *dtype;
+        int64_t split;
+    } cases[] = {
+        {2, {26000, 2501}, 0, "f32", 10},  /* 20 tiles full, the 21st of 21 columns: 198 / 20 */
+        {2, {13000, 4001}, 0, "f32", 6},   /* 32 of 33 */
+        {2, {6000, 8001}, 0, "f32", 3},    /* the last of 65 columns, 124 a tile: all 65 */
+        {2, {26000, 2501}, 0, "f16", 20},  /* 10 of 11 */
+        {2, {250000, 259}, 0, "f16", 191}, /* one tile full: 198 slices would be more */
+        {3, {16, 4001, 257}, 1, "f16", 7}, /* a middle */
+        {3, {4, 20001, 1001}, 1, "f16", 39},
+    };
+    (void)state;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        opnn_reduce_plan p;
+        const int64_t axis = cases[i].axis;
+
+        h200_launch(&p, cases[i].ndim, cases[i].shape, 1, &axis, cases[i].dtype);
+        if (p.launch.ranges != OPNN_CUDA_SHIFT_RANGES || p.launch.split != cases[i].split)
+            fail_msg("case %zu: ranges %d split %lld, want %lld", i, p.launch.ranges,
+                     (long long)p.launch.split, (long long)cases[i].split);
+        assert_int_equal(p.launch.whole, 0);
+        assert_int_equal(p.launch.units, p.a * p.launch.tiles * p.launch.split);
+        assert_true(p.launch.chunk * (p.launch.split - 1) < p.r &&
+                    p.launch.chunk * p.launch.split >= p.r);
+    }
+}
+
 /* opnn__reduce_launch_outer_split (opnn_families --split): at a plan's own split it gives the
  * planner's launch back (the same workspace sizing), at others a launch check_launch accepts with
  * the split asked for (rows rounded up); plans it does not take are left as they were. */
@@ -1516,7 +1551,11 @@ static void launch__outer_resplit(void **state)
         {2, {1000000, 259}, 0, "f16", 3},              /* super-rows */
         {2, {100001, 2501}, 0, "f32", 3},              /* super-rows */
         {2, {8192, 1024}, 0, "f32", OPNN_CUDA_UNROLL}, /* a block a unit */
-        {2, {1000, 2500}, 0, "f32", 2 * OPNN_CUDA_UNROLL}, /* a block a unit, 8 loads deep */
+        {2, {1000, 2500}, 0, "f32", 2 * OPNN_CUDA_UNROLL},       /* a block a unit, 8 loads deep */
+        {2, {26000, 2501}, 0, "f32", OPNN_CUDA_SHIFT_RANGES},    /* shift tiles, split */
+        {3, {16, 4001, 257}, 1, "f16", OPNN_CUDA_SHIFT_RANGES},  /* half a warp a row */
+        {3, {32, 1001, 3001}, 1, "f16", OPNN_CUDA_SHIFT_RANGES}, /* exact tiles, whole */
+        {3, {34, 1001, 3001}, 1, "f16", OPNN_CUDA_SHIFT_RANGES}, /* whole tiles, a split tail */
     };
     static const int64_t splits[] = {1, 2, 7, 100, 528};
     (void)state;
@@ -1531,21 +1570,29 @@ static void launch__outer_resplit(void **state)
             fail_msg("case %zu: kernel %d ranges %d", i, p.launch.kernel, p.launch.ranges);
         q = p;
         assert_true(opnn__reduce_launch_outer_split(&q, p.launch.split));
-        assert_memory_equal(&q.launch, &p.launch, sizeof p.launch);
+        if (p.launch.whole == 0)
+            assert_memory_equal(&q.launch, &p.launch, sizeof p.launch);
+        else /* a shift plan's split tail: now every tile split alike */
+            assert_int_equal(q.launch.units, p.a * p.launch.tiles * p.launch.split);
         for (size_t k = 0; k < sizeof splits / sizeof splits[0]; k++) {
             const int64_t r = cases[i].ranges == 3 ? p.r / p.launch.segs : p.r;
             const int64_t want =
                 (r + (r + splits[k] - 1) / splits[k] - 1) / ((r + splits[k] - 1) / splits[k]);
             q = p;
             if (!opnn__reduce_launch_outer_split(&q, splits[k])) {
-                /* only a super-row plan of one slice is refused */
-                assert_int_equal(cases[i].ranges, 3);
-                assert_true(want < 2);
+                /* only a super-row plan of one slice, and exact shift tiles split */
+                if (cases[i].ranges == 3)
+                    assert_true(want < 2);
+                else
+                    assert_true(cases[i].ranges == OPNN_CUDA_SHIFT_RANGES &&
+                                p.launch.segs == p.launch.sub && want > 1);
                 assert_memory_equal(&q.launch, &p.launch, sizeof p.launch);
                 continue;
             }
             assert_int_equal(q.launch.split, want);
             assert_int_equal(q.launch.units, p.a * p.launch.tiles * want);
+            assert_int_equal(q.launch.whole, 0);
+            assert_int_equal(q.launch.segs, p.launch.segs);
             /* (check_launch also holds the planner's policy: 8 loads deep in at most 1.5
              * blocks an SM) */
             if (q.launch.ranges != 2 * OPNN_CUDA_UNROLL || 2 * q.launch.grid_x <= 3 * 132)
@@ -2269,6 +2316,7 @@ int main(void)
         cmocka_unit_test(launch__shift_test_shapes),
         cmocka_unit_test(launch__warp_tiles),
         cmocka_unit_test(launch__warp_unit_grid),
+        cmocka_unit_test(launch__shift_col_split),
         cmocka_unit_test(launch__outer_resplit),
         cmocka_unit_test(launch__every_family_within_limits),
         cmocka_unit_test(launch__row_tile_geometry),

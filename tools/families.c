@@ -58,8 +58,8 @@ static const char usage[] =
     "applied to plans whose blocks write partials (their workspace is sized by the grid).\n"
     "--block on a group-kernel plan also scales its tiles (units), and its grid where it had a\n"
     "block a tile.\n"
-    "--split sets the slices of an OUTER plan of a block a unit, a run of vectors or super-rows\n"
-    "(one slab, no R1): rows, units, grid and workspace follow.\n";
+    "--split sets the slices of an OUTER plan of a block a unit, a run of vectors, super-rows\n"
+    "or shift tiles (no R1): rows, units, grid and workspace follow.\n";
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
