@@ -944,6 +944,23 @@ static int shift_exact(opnn_reduce_plan *p, const opnn_device_props *props, int 
     return 1;
 }
 
+/* A column shift plan's split (one slab, A == 1, split by choose_split): SHIFT_COL_UNITS_PER_SM_X2
+ * units an SM of its tiles more than half full (the last tile's columns may be few), where that
+ * is fewer slices */
+static void plan_shift_col_split(opnn_reduce_plan *p, const opnn_device_props *props)
+{
+    const opnn_launch *l = &p->launch;
+    int64_t sms = props && props->sm_count > 0 ? props->sm_count : 1;
+    int64_t cols = l->segs * l->vec, last = p->b - (l->tiles - 1) * cols, heavy, split;
+
+    if (p->a != 1 || l->split <= 1 || l->whole != 0)
+        return;
+    heavy = imax(1, l->tiles - (2 * last <= cols ? 1 : 0));
+    split = (SHIFT_COL_UNITS_PER_SM_X2 * sms + heavy) / (2 * heavy);
+    if (split >= 2 && split < l->split)
+        opnn__reduce_launch_outer_split(p, split);
+}
+
 /* Rows that start off 16 bytes at single elements (vec 1: f32 rows 4 bytes off, f16 2, f64 8)
  * that no run or super-row plan takes, the view's rows in order and each at least 31 vectors
  * wide: each row read as the aligned 16-byte vectors that cover it, sub lanes a row, in tiles of
@@ -968,23 +985,6 @@ static int shift_exact(opnn_reduce_plan *p, const opnn_device_props *props, int 
  *
  * Before all that, exact tiles of 32 vectors (segs 32: lane 0 also reads the vector after the
  * tile, shift_exact) where they make one wave of whole tiles. */
-/* A column shift plan's split (one slab, A == 1, split by choose_split): SHIFT_COL_UNITS_PER_SM_X2
- * units an SM of its tiles more than half full (the last tile's columns may be few), where that
- * is fewer slices */
-static void plan_shift_col_split(opnn_reduce_plan *p, const opnn_device_props *props)
-{
-    const opnn_launch *l = &p->launch;
-    int64_t sms = props && props->sm_count > 0 ? props->sm_count : 1;
-    int64_t cols = l->segs * l->vec, last = p->b - (l->tiles - 1) * cols, heavy, split;
-
-    if (p->a != 1 || l->split <= 1 || l->whole != 0)
-        return;
-    heavy = imax(1, l->tiles - (2 * last <= cols ? 1 : 0));
-    split = (SHIFT_COL_UNITS_PER_SM_X2 * sms + heavy) / (2 * heavy);
-    if (split >= 2 && split < l->split)
-        opnn__reduce_launch_outer_split(p, split);
-}
-
 static int plan_outer_shift(opnn_reduce_plan *p, const opnn_device_props *props, int family,
                             int64_t r1, int64_t vec)
 {
