@@ -62,6 +62,23 @@
  * few microseconds. */
 #define RC_PAR_MIN ((int64_t)1 << 15)
 
+/* The statements of __VA_ARGS__ as thread id of nt: on each thread of a parallel region when par,
+ * else once on the calling thread as thread 0 of 1. Not `omp parallel if (par)`: libgomp makes a
+ * team of one for a false if, 1.2 us a region on a 2-core VM (a sum of 8 floats took 1.45 us). */
+#define RC_PARALLEL(par, ...)                                                                      \
+    do {                                                                                           \
+        if (par) {                                                                                 \
+            _Pragma("omp parallel")                                                                \
+            {                                                                                      \
+                const int nt = omp_get_num_threads(), id = omp_get_thread_num();                   \
+                __VA_ARGS__                                                                        \
+            }                                                                                      \
+        } else {                                                                                   \
+            const int nt = 1, id = 0;                                                              \
+            __VA_ARGS__                                                                            \
+        }                                                                                          \
+    } while (0)
+
 /* Most parallel subtrees of one reduction whose partial results are kept on the stack. */
 #define RC_MAX_PARTS 256
 

@@ -448,11 +448,8 @@ static void RCF(rows_short)(const RC_T *x, int64_t A, int64_t as, int64_t R, int
     int64_t nb = A / RC_VL;
     int t = rc_threads();
 
-#pragma omp parallel if (t > 1 && A * R >= RC_PAR_MIN)
-    {
-        int nt = omp_get_num_threads(), id = omp_get_thread_num();
-        RCF(rows_short_multi)(x, nb * id / nt, nb * (id + 1) / nt, as, R, rs, out, fin);
-    }
+    RC_PARALLEL(t > 1 && A * R >= RC_PAR_MIN,
+                RCF(rows_short_multi)(x, nb * id / nt, nb * (id + 1) / nt, as, R, rs, out, fin););
     for (int64_t a = nb * RC_VL; a < A; a++)
         RCF(row_one)(x + a * as, R, rs, out + a, fin);
 }
@@ -500,16 +497,13 @@ static void RCF(rows)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t r
         return;
     }
     if (rs == 1) {
-#pragma omp parallel if (t > 1 && A * R >= RC_PAR_MIN)
-        {
-            int nt = omp_get_num_threads(), id = omp_get_thread_num();
-            RCF(rows_multi)(x, A * id / nt, A * (id + 1) / nt, as, R, out, fin);
-        }
+        RC_PARALLEL(t > 1 && A * R >= RC_PAR_MIN,
+                    RCF(rows_multi)(x, A * id / nt, A * (id + 1) / nt, as, R, out, fin););
         return;
     }
-#pragma omp parallel for schedule(static) if (t > 1 && A * R >= RC_PAR_MIN)
-    for (int64_t a = 0; a < A; a++)
-        RCF(row_one)(x + a * as, R, rs, out + a, fin);
+    RC_PARALLEL(t > 1 && A * R >= RC_PAR_MIN,
+                for (int64_t a = A * id / nt; a < A * (id + 1) / nt; a++)
+                    RCF(row_one)(x + a * as, R, rs, out + a, fin););
 }
 
 /* --- columns: a unit-stride kept dim in the vector lanes ------------------------------------ */
@@ -929,6 +923,26 @@ static void RCF(cunits_multi)(const RCF(colg) * g, int64_t u0, int64_t u1, RC_V 
         RCF(cunit)(g, u, scratch);
 }
 
+/* Units [u0, u1) of the column reduction g (a thread's share of cols_run), RC_STREAMS of them
+ * side by side when their state can be allocated. */
+static void RCF(cols_units)(RCF(colg) * g, int64_t u0, int64_t u1)
+{
+    RC_V *scratch = RCF(scratch_alloc)(g);
+    RC_V *st =
+        u1 - u0 >= RC_STREAMS
+            ? aligned_alloc(sizeof(RC_V), (size_t)(RC_STREAMS * (g->h + 2) * g->nvp) * sizeof(RC_V))
+            : NULL;
+    if (st && scratch) {
+        RCF(cunits_multi)(g, u0, u1, st, scratch);
+    } else {
+        for (int64_t u = u0; u < u1; u++)
+            RCF(cunit)(g, u, scratch);
+    }
+    free(st);
+    free(scratch);
+    RC_SFENCE();
+}
+
 /* Runs the column reduction g (x, out, fin, outer, rows, B, bos, G set). Panels hold
  * RC_PANEL_BYTES of input per row: the accumulators of a tile stay in registers down a leaf of
  * rb rows, and a panel is wide enough that the hardware prefetcher's run-ahead along a row is
@@ -961,25 +975,7 @@ static void RCF(cols_run)(RCF(colg) * g)
     /* without partials (none wanted, or no memory for them: the same result), a unit is a
      * whole panel, finalized */
     units = tasks * g->live;
-#pragma omp parallel if (par)
-    {
-        int nt = omp_get_num_threads(), id = omp_get_thread_num();
-        int64_t u0 = units * id / nt, u1 = units * (id + 1) / nt;
-        RC_V *scratch = RCF(scratch_alloc)(g);
-        RC_V *st = u1 - u0 >= RC_STREAMS
-                       ? aligned_alloc(sizeof(RC_V),
-                                       (size_t)(RC_STREAMS * (g->h + 2) * g->nvp) * sizeof(RC_V))
-                       : NULL;
-        if (st && scratch) {
-            RCF(cunits_multi)(g, u0, u1, st, scratch);
-        } else {
-            for (int64_t u = u0; u < u1; u++)
-                RCF(cunit)(g, u, scratch);
-        }
-        free(st);
-        free(scratch);
-        RC_SFENCE();
-    }
+    RC_PARALLEL(par, RCF(cols_units)(g, units * id / nt, units * (id + 1) / nt););
     if (!g->buf)
         return;
 #pragma omp parallel for schedule(static)
@@ -1161,16 +1157,13 @@ static void RCF(outer_inner)(const RC_T *x, const opnn_reduce_plan *pl, RC_T *ou
         return;
     }
     if (g.s == 1) {
-#pragma omp parallel if (t > 1 && C * g.m * g.n >= RC_PAR_MIN)
-        {
-            int nt = omp_get_num_threads(), id = omp_get_thread_num();
-            RCF(runs_multi)(x, cs, &g, C * id / nt, C * (id + 1) / nt, out, fin);
-        }
+        RC_PARALLEL(t > 1 && C * g.m * g.n >= RC_PAR_MIN,
+                    RCF(runs_multi)(x, cs, &g, C * id / nt, C * (id + 1) / nt, out, fin););
         return;
     }
-#pragma omp parallel for schedule(static) if (t > 1 && C * g.m * g.n >= RC_PAR_MIN)
-    for (int64_t c = 0; c < C; c++)
-        RCF(runs_one)(x + c * cs, &g, out + c, fin);
+    RC_PARALLEL(t > 1 && C * g.m * g.n >= RC_PAR_MIN,
+                for (int64_t c = C * id / nt; c < C * (id + 1) / nt; c++)
+                    RCF(runs_one)(x + c * cs, &g, out + c, fin););
 }
 
 /* Any merged dims with a kept dim of unit input stride (at least a vector's bytes long): that
@@ -1262,16 +1255,17 @@ static void RCF(generic)(const RC_T *x, const opnn_reduce_plan *pl, RC_T *out, c
         }
         return;
     }
-#pragma omp parallel for schedule(static) if (t > 1 && nout * g.m * g.n >= RC_PAR_MIN)
-    for (int64_t o = 0; o < nout; o++) {
-        int64_t io = 0, oo = 0, k = o;
-        for (int d = nk - 1; d >= 0; d--) {
-            io += (k % kshape[d]) * kis[d];
-            oo += (k % kshape[d]) * kos[d];
-            k /= kshape[d];
-        }
-        RCF(runs_one)(x + io, &g, out + oo, fin);
-    }
+    RC_PARALLEL(
+        t > 1 && nout * g.m * g.n >= RC_PAR_MIN,
+        for (int64_t o = nout * id / nt; o < nout * (id + 1) / nt; o++) {
+            int64_t io = 0, oo = 0, k = o;
+            for (int d = nk - 1; d >= 0; d--) {
+                io += (k % kshape[d]) * kis[d];
+                oo += (k % kshape[d]) * kos[d];
+                k /= kshape[d];
+            }
+            RCF(runs_one)(x + io, &g, out + oo, fin);
+        });
 }
 
 /* --- entry ------------------------------------------------------------------------------------ */
