@@ -6,7 +6,8 @@
  *     with the CUDA calls op_run makes besides its launch (cudaGetDevice twice,
  *     cudaStreamIsCapturing once) or eight cudaGetDevice: the GPU's and the driver's cost
  *     without opnn's host code;
- * then each of those CUDA calls alone. Where the host loop equals the bare graph's, the GPU's
+ * then each of those CUDA calls alone, and op_run on a CPU tensor of 8 floats (its host path
+ * without CUDA). Where the host loop equals the bare graph's, the GPU's
  * rate of graph launches bounds it; where it is longer, the difference is host time.
  * `OPNN_CUDA_GRAPHS=0` in the environment times op_run's direct launches instead. Not part of
  * the build (a CUDA build of opnn in build/):
@@ -152,6 +153,43 @@ static void probe(const char *name, int ndim, const int64_t *shape, const int64_
     CUDA_OK(cudaFree(out));
 }
 
+/* op_run's host path without CUDA: ReduceSum of a CPU float32 [2, 4] over axis 1 (validation,
+ * the plan cache, dispatch, and a kernel of a few nanoseconds) */
+static void probe_cpu(void)
+{
+    static const int64_t shape[2] = {2, 4}, oshape[2] = {2, 1}, axis1[1] = {1};
+    float in[8] = {0}, out[2];
+    op_context *ctx = NULL;
+    double t0, t1;
+
+    if (op_context_create(&ctx) != OP_OK) {
+        fprintf(stderr, "op_context_create failed\n");
+        exit(1);
+    }
+    DLTensor x = {.data = in,
+                  .device = {kDLCPU, 0},
+                  .ndim = 2,
+                  .dtype = {kDLFloat, 32, 1},
+                  .shape = (int64_t *)shape};
+    DLTensor y = {.data = out,
+                  .device = {kDLCPU, 0},
+                  .ndim = 2,
+                  .dtype = {kDLFloat, 32, 1},
+                  .shape = (int64_t *)oshape};
+    OP_OK_OR_EXIT(op_context_set_input(ctx, 0, &x), ctx);
+    OP_OK_OR_EXIT(op_context_set_output(ctx, 0, &y), ctx);
+    OP_OK_OR_EXIT(op_context_set_attr_ints(ctx, "axes", axis1, 1), ctx);
+    for (int i = 0; i < 1000; i++)
+        OP_OK_OR_EXIT(op_run("ReduceSum", ctx), ctx);
+    t0 = now_s();
+    for (int i = 0; i < 10 * CALLS; i++)
+        op_run("ReduceSum", ctx);
+    t1 = now_s();
+    printf("CPU [2, 4] over 1 (op_run's host path alone): %.3f us/call\n",
+           (t1 - t0) / (10 * CALLS) * 1e6);
+    op_context_destroy(ctx);
+}
+
 int main(void)
 {
     static const int64_t full[1] = {4096}, rows[2] = {64, 1024}, axis1[1] = {1};
@@ -162,6 +200,7 @@ int main(void)
     int dev;
     double t0, t1;
 
+    probe_cpu();
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     probe("small_full [4096]", 1, full, NULL, 0, s);
     probe("small_rows [64, 1024] over 1", 2, rows, axis1, 1, s);

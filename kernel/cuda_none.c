@@ -44,11 +44,21 @@ op_status opnn_cuda_reduce(const opnn_reduce_plan *plan, opnn_reduce_kind kind, 
     return none_fail(msg, msg_len, "CUDA reduce");
 }
 
-op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, opnn_cuda_state **state,
-                              op_reduce_workspace *ws, char *msg, size_t msg_len)
+op_status opnn_cuda_reduce_on(int device, const opnn_reduce_plan *plan, opnn_reduce_kind kind,
+                              const void *in, void *out, void *stream, opnn_cuda_state **state,
+                              char *msg, size_t msg_len)
+{
+    (void)device;
+    return opnn_cuda_reduce(plan, kind, in, out, stream, state, msg, msg_len);
+}
+
+op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, int device,
+                              opnn_cuda_state **state, op_reduce_workspace *ws, char *msg,
+                              size_t msg_len)
 {
     (void)plan;
     (void)stream;
+    (void)device;
     (void)state;
     (void)ws;
     return none_fail(msg, msg_len, "CUDA workspace");

@@ -53,10 +53,18 @@ op_status opnn_cuda_reduce(const opnn_reduce_plan *plan, opnn_reduce_kind kind, 
                            void *out, void *stream, opnn_cuda_state **state, char *msg,
                            size_t msg_len);
 
+/* opnn_cuda_reduce where the caller has just asked CUDA for the current device (op_run's
+ * planning does): `device` is it, and the call does not ask again (-1: it asks). */
+op_status opnn_cuda_reduce_on(int device, const opnn_reduce_plan *plan, opnn_reduce_kind kind,
+                              const void *in, void *out, void *stream, opnn_cuda_state **state,
+                              char *msg, size_t msg_len);
+
 /* The state's device workspace (created and grown as needed) for plan's launch, on the current
- * device. Used by opnn_cuda_reduce and, through op_reduce_cuda_workspace, by plugins. */
-op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, opnn_cuda_state **state,
-                              op_reduce_workspace *ws, char *msg, size_t msg_len);
+ * device: `device` when the caller knows it, -1 to ask CUDA. Used by opnn_cuda_reduce and,
+ * through op_reduce_cuda_workspace, by plugins. */
+op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, int device,
+                              opnn_cuda_state **state, op_reduce_workspace *ws, char *msg,
+                              size_t msg_len);
 
 /* Graphs the state has built for small calls replayed from then on (0 for NULL). */
 int opnn_cuda_state_graphs(const opnn_cuda_state *state);

@@ -128,6 +128,12 @@ static void *opnn__data(const DLTensor *t)
 
 op_status op_reduce_prepare(op_kernel_ctx *kc, uint32_t mask, op_reduce_call *call)
 {
+    int device;
+    return opnn__reduce_prepare(kc, mask, call, &device);
+}
+
+op_status opnn__reduce_prepare(op_kernel_ctx *kc, uint32_t mask, op_reduce_call *call, int *device)
+{
     op_context *ctx = op_kernel_context(kc);
     const DLTensor *x = op_kernel_input(kc, 0), *y = op_kernel_output(kc, 0);
     DLDeviceType dev = opnn__device_kind(x->device);
@@ -203,6 +209,7 @@ op_status op_reduce_prepare(op_kernel_ctx *kc, uint32_t mask, op_reduce_call *ca
     call->out = opnn__data(y);
     call->stream = ctx->stream;
     call->device = dev;
+    *device = dev == kDLCUDA ? props.device_id : -1;
     return OP_OK;
 }
 
@@ -214,6 +221,6 @@ op_status op_reduce_cuda_workspace(op_kernel_ctx *kc, const op_reduce_plan *plan
         return op_kernel_fail(kc, OP_ERR_INVALID_ARGUMENT, "op_reduce_cuda_workspace: NULL %s",
                               plan ? "ws" : "plan");
     op_status st =
-        opnn_cuda_workspace(plan, ctx->stream, &ctx->cuda, ws, ctx->msg, sizeof(ctx->msg));
+        opnn_cuda_workspace(plan, ctx->stream, -1, &ctx->cuda, ws, ctx->msg, sizeof(ctx->msg));
     return st;
 }

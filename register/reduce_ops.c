@@ -38,13 +38,14 @@ static op_status opnn__reduce_kernel(op_kernel_ctx *kc)
     if (st == OP_OK && kind == OPNN_REDUCE_MEAN)
         st = opnn__mean_of_nothing(kc, mask);
     op_reduce_call call;
+    int device = -1;
     if (st == OP_OK)
-        st = op_reduce_prepare(kc, mask, &call);
+        st = opnn__reduce_prepare(kc, mask, &call, &device);
     if (st != OP_OK)
         return st;
     if (call.device == kDLCUDA)
-        return opnn_cuda_reduce(call.plan, kind, call.in, call.out, call.stream, &ctx->cuda,
-                                ctx->msg, sizeof(ctx->msg));
+        return opnn_cuda_reduce_on(device, call.plan, kind, call.in, call.out, call.stream,
+                                   &ctx->cuda, ctx->msg, sizeof(ctx->msg));
     return opnn_cpu_reduce(call.plan, kind, call.in, call.out, ctx->msg, sizeof(ctx->msg));
 }
 

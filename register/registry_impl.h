@@ -75,6 +75,12 @@ op_status opnn__builtin_op(op_registrar *r, const op_schema *s);
 op_status opnn__builtin_kernel(op_registrar *r, const char *op, DLDeviceType device,
                                DLDataType dtype, op_kernel_fn fn, const void *data);
 
+/* op_reduce_prepare that also gives, for a CUDA call, the current device it found (which
+ * opnn_cuda_reduce_on then need not ask CUDA for again); -1 for a CPU call. */
+struct op_reduce_call;
+op_status opnn__reduce_prepare(op_kernel_ctx *kc, uint32_t mask, struct op_reduce_call *call,
+                               int *device);
+
 /* Registers the built-in ops through r (register/reduce_ops.c). */
 op_status opnn__register_builtins(op_registrar *r);
 

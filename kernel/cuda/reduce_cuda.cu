@@ -68,6 +68,8 @@ op_status device_fail(char *msg, size_t msg_len, const char *what, cudaError_t e
 
 /* --- device properties, cached per device ------------------------------------------------- */
 
+/* A device's entry is written once, under the lock, before its flag is set (release); a reader
+ * that sees the flag (acquire) copies it without the lock, as every op_run does. */
 constexpr int kMaxDevices = 64;
 pthread_mutex_t props_lock = PTHREAD_MUTEX_INITIALIZER;
 opnn_device_props props_cache[kMaxDevices];
@@ -282,14 +284,9 @@ op_status opnn_cuda_device_props(opnn_device_props *props, char *msg, size_t msg
     e = cudaGetDevice(&dev);
     if (e != cudaSuccess)
         return device_fail(msg, msg_len, "cudaGetDevice (is there a CUDA device?)", e);
-    if (dev >= 0 && dev < kMaxDevices) {
-        pthread_mutex_lock(&props_lock);
-        if (props_valid[dev]) {
-            *props = props_cache[dev];
-            pthread_mutex_unlock(&props_lock);
-            return OP_OK;
-        }
-        pthread_mutex_unlock(&props_lock);
+    if (dev >= 0 && dev < kMaxDevices && __atomic_load_n(&props_valid[dev], __ATOMIC_ACQUIRE)) {
+        *props = props_cache[dev];
+        return OP_OK;
     }
     opnn_device_props p;
     memset(&p, 0, sizeof p);
@@ -298,8 +295,10 @@ op_status opnn_cuda_device_props(opnn_device_props *props, char *msg, size_t msg
         return st;
     if (dev >= 0 && dev < kMaxDevices) {
         pthread_mutex_lock(&props_lock);
-        props_cache[dev] = p;
-        props_valid[dev] = true;
+        if (!props_valid[dev]) {
+            props_cache[dev] = p;
+            __atomic_store_n(&props_valid[dev], true, __ATOMIC_RELEASE);
+        }
         pthread_mutex_unlock(&props_lock);
     }
     *props = p;
@@ -360,13 +359,16 @@ op_status opnn_cuda_check_pointer(const void *ptr, const char *op, const char *a
     }
 }
 
-op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, opnn_cuda_state **state,
-                              op_reduce_workspace *ws, char *msg, size_t msg_len)
+op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, int device,
+                              opnn_cuda_state **state, op_reduce_workspace *ws, char *msg,
+                              size_t msg_len)
 {
-    int dev = -1;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess)
-        return device_fail(msg, msg_len, "cudaGetDevice", e);
+    int dev = device;
+    if (dev < 0) {
+        const cudaError_t e = cudaGetDevice(&dev);
+        if (e != cudaSuccess)
+            return device_fail(msg, msg_len, "cudaGetDevice", e);
+    }
     if (!*state) {
         opnn_cuda_state *ns = static_cast<opnn_cuda_state *>(calloc(1, sizeof *ns));
         if (!ns) {
@@ -398,6 +400,13 @@ op_status opnn_cuda_workspace(const opnn_reduce_plan *plan, void *stream, opnn_c
 op_status opnn_cuda_reduce(const opnn_reduce_plan *plan, opnn_reduce_kind kind, const void *in,
                            void *out, void *stream, opnn_cuda_state **state, char *msg,
                            size_t msg_len)
+{
+    return opnn_cuda_reduce_on(-1, plan, kind, in, out, stream, state, msg, msg_len);
+}
+
+op_status opnn_cuda_reduce_on(int device, const opnn_reduce_plan *plan, opnn_reduce_kind kind,
+                              const void *in, void *out, void *stream, opnn_cuda_state **state,
+                              char *msg, size_t msg_len)
 {
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     size_t es;
@@ -436,7 +445,7 @@ op_status opnn_cuda_reduce(const opnn_reduce_plan *plan, opnn_reduce_kind kind, 
     }
 
     op_reduce_workspace ws;
-    st = opnn_cuda_workspace(plan, stream, state, &ws, msg, msg_len);
+    st = opnn_cuda_workspace(plan, stream, device, state, &ws, msg, msg_len);
     if (st != OP_OK)
         return st;
     if (!(*state)->graphs_off && plan->cls != OPNN_CLASS_FILL &&
