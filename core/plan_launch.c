@@ -39,6 +39,16 @@
  * 2.0 us for an empty kernel). Longer rows keep a block each (fewer serial rounds a lane). */
 #define SMALL_INPUT_MAX_BYTES (1024 * 1024)
 #define SMALL_ROW_MAX_BYTES (4 * 1024)
+/* Contiguous rows of 16 whole vectors (256 bytes) in an input of at least this size take
+ * ROW_TILE rather than 4-lane groups. Alternated medians of 30 launches, two runs (H200, us,
+ * groups against tiles): 1 GiB f32 [4194304, 64] 263.0, 262.4 -> 260.6, 260.7; f16 [4194304,
+ * 128] 259.0, 258.9 -> 254.1, 254.3; i32 262.7, 262.2 -> 260.9, 260.4; f64 [4194304, 32]
+ * 275.2, 274.0 -> 261.9, 261.5; i64 273.9, 274.9 -> 261.9, 261.7; 2 GiB f32 535 -> 514, f64
+ * 543 -> 516, bf16 514 -> 500. Below it the groups stay ahead or even: 512 MiB f32 132.5 ->
+ * 134.2 (f16, bf16, f64, i64 1% the other way), 256 MiB f32 66.2 -> 67.2 and f64 70.4 -> 71.0,
+ * 128 MiB f16 34.9 -> 35.8 and f64 36.9 -> 38.4. Rows of 32 vectors stay in groups (1 GiB f32
+ * 252.2 -> 254.4, f64 257.6 -> 260.4; f16 251.0 -> 248.6). */
+#define ROW_TILE16_MIN_BYTES ((int64_t)1 << 30)
 /* OUTER_INNER segments up to this many vectors go to the group kernel (lanes walk R1). Not
  * measured against the block kernel yet. */
 #define OUTER_INNER_GROUP_MAX_VEC 8
@@ -1228,7 +1238,8 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
     int64_t nvec = cdiv(v->k, (int64_t)(16 / es));
     int vec_lanes = p->cls == OPNN_CLASS_ROW ? row_vec_lanes(p, v) : 0;
     bool use_vec = vec_lanes && vec_lanes <= 8;
-    bool whole_pow2 = row_bytes % 16 == 0 && nvec >= 16 && (nvec & (nvec - 1)) == 0;
+    bool whole_pow2 = row_bytes % 16 == 0 && nvec >= 16 && (nvec & (nvec - 1)) == 0 &&
+                      !(nvec == 16 && v->c * row_bytes >= ROW_TILE16_MIN_BYTES);
 
     /* Contiguous rows of up to 512 bytes: ROW_TILE (rows of 16 bytes or less fold whole packs
      * in registers), but for rows of 2-8 whole vectors, a power of two (ROW_VEC), and rows of 16
@@ -1237,7 +1248,9 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
      * best; [5478274, 49] 3958 against 3168; 16-byte rows [67108864, 4] 4024 against 3865 a
      * thread a row; [4194304, 64] ROW_VEC 3965, tile 4116, 4-lane groups 4201; [2097152, 128]
      * 3985, 4168, 4294 (so ROW_VEC only up to 8 vectors); [16777216, 16] ROW_VEC 4209, tile
-     * 4231; f16 [2684354, 200] tile 4228, groups 3845 (25 vectors a row). */
+     * 4231; f16 [2684354, 200] tile 4228, groups 3845 (25 vectors a row). Since the tiles went
+     * to two a warp (ROW_TILES_PER_WARP), rows of 16 vectors in 1 GiB or more read faster as
+     * tiles (ROW_TILE16_MIN_BYTES). */
     if (row_tile_serves(p, v) && !use_vec && !whole_pow2)
         return OPNN_FAMILY_ROW_TILE;
     if (row_bytes <= 16)

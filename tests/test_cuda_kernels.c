@@ -722,8 +722,10 @@ static void large__f16_past_2e31(void **state)
 {
     (void)state;
     /* 4 * 536870913 = 2^31 + 4 elements: every element 0x3C3C (1.05859375), the first 0.5 and
-     * the last 2.0, so every expected value is known without a host pass over 4 GB */
+     * the last 2.0, so every expected value is known without a host pass over 4 GB; the buffer
+     * holds 2^24 + 1 rows of 128 (2^31 + 128 elements), the last 124 of them 0x3C3C too */
     const int64_t rows4 = 4, cols4 = ((int64_t)1 << 29) + 1, n = rows4 * cols4;
+    const int64_t rows128 = ((int64_t)1 << 24) + 1, n_alloc = rows128 * 128;
     const float fill = ts_f16_to_f32(0x3C3C);
     uint16_t first[1024], last[1024], lo = f16_bits(0.5f), hi = f16_bits(2.0f);
     opnn_cuda_state *cs = NULL;
@@ -731,11 +733,11 @@ static void large__f16_past_2e31(void **state)
     int64_t nout;
 
     NEED_CUDA();
-    if (cudaMalloc(&d, (size_t)n * 2) != cudaSuccess) {
+    if (cudaMalloc(&d, (size_t)n_alloc * 2) != cudaSuccess) {
         (void)cudaGetLastError();
         skip();
     }
-    CUDA_OK(cudaMemset(d, 0x3C, (size_t)n * 2));
+    CUDA_OK(cudaMemset(d, 0x3C, (size_t)n_alloc * 2));
     CUDA_OK(cudaMemcpy(d, &lo, 2, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy((uint16_t *)d + n - 1, &hi, 2, cudaMemcpyHostToDevice));
 
@@ -774,6 +776,17 @@ static void large__f16_past_2e31(void **state)
     big_run(d, rows4, cols4, 2, OPNN_REDUCE_MIN, first, last, 1024, &nout, &cs, "col min");
     assert_int_equal(first[0], lo);
     assert_int_equal(last[1023], 0x3C3C);
+    /* rows of 16 vectors in more than 1 GiB (ROW_TILE): [2^24 + 1, 128], the last row holds
+     * the 2.0 (its element 3) */
+    big_run(d, rows128, 128, 1, OPNN_REDUCE_MAX, first, last, 1024, &nout, &cs, "128-rows max");
+    assert_int_equal(nout, rows128);
+    assert_int_equal(first[0], 0x3C3C);
+    assert_int_equal(last[1023], hi);
+    assert_int_equal(last[1022], 0x3C3C);
+    big_run(d, rows128, 128, 1, OPNN_REDUCE_SUM, first, last, 1024, &nout, &cs, "128-rows sum");
+    assert_int_equal(first[0], f16_bits(0.5f + 127 * fill));
+    assert_int_equal(first[1], f16_bits(128 * fill));
+    assert_int_equal(last[1023], f16_bits(2.0f + 127 * fill));
 
     CUDA_OK(cudaFree(d));
     opnn_cuda_state_destroy(cs);

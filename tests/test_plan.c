@@ -1773,9 +1773,11 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 4096);
 
     /* row_tiny: 4 vectors a row, a warp reads 32 consecutive vectors (ROW_VEC); bf16 rows of 16
-     * vectors, and f32 rows of 16 or 32, go to groups of lanes instead, one row at a time */
+     * vectors, and f32 rows of 16 or 32, go to groups of lanes instead, one row at a time, but
+     * rows of 16 vectors in 1 GiB or more to ROW_TILE */
     const int64_t tiny[2] = {16777216, 16}, bf16rows[2] = {2097152, 128};
-    const int64_t rows64[2] = {4194304, 64};
+    const int64_t rows64[2] = {4194304, 64}, rows64_half[2] = {2097152, 64};
+    const int64_t rows32[2] = {4194304, 32}, rows32_just[2] = {4194303, 32};
     h200_launch(&p, 2, tiny, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 4);
@@ -1792,7 +1794,15 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
     assert_int_equal(p.launch.sub, 4);
     assert_int_equal(p.launch.ranges, 1);
+    h200_launch(&p, 2, rows64_half, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
     h200_launch(&p, 2, rows64, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    h200_launch(&p, 2, rows32, 1, ax1, "f64");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    h200_launch(&p, 2, rows32_just, 1, ax1, "f64");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
+    h200_launch(&p, 2, rows64, 1, ax1, "f64"); /* 32 vectors a row: groups */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
     h200_launch(&p, 2, bf16rows, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_SUBWARP);
