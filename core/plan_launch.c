@@ -46,7 +46,7 @@
  * 275.2, 274.0 -> 261.9, 261.5; i64 273.9, 274.9 -> 261.9, 261.7; 2 GiB f32 535 -> 514, f64
  * 543 -> 516, bf16 514 -> 500. Below it the groups stay ahead or even: 512 MiB f32 132.5 ->
  * 134.2 (f16, bf16, f64, i64 1% the other way), 256 MiB f32 66.2 -> 67.2 and f64 70.4 -> 71.0,
- * 128 MiB f16 34.9 -> 35.8 and f64 36.9 -> 38.4. Rows of 32 vectors stay in groups (1 GiB f32
+ * 128 MiB f16 34.9 -> 36.0 and f64 36.9 -> 38.4. Rows of 32 vectors stay in groups (1 GiB f32
  * 252.2 -> 254.4, f64 257.6 -> 260.4; f16 251.0 -> 248.6). */
 #define ROW_TILE16_MIN_BYTES ((int64_t)1 << 30)
 /* OUTER_INNER segments up to this many vectors go to the group kernel (lanes walk R1). Not
