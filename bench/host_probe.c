@@ -3,9 +3,10 @@
  *   - the host loop of `opnn bench` (10000 op_run calls, no wait between them);
  *   - op_run followed by a stream synchronisation (the latency of one call);
  *   - the op captured once by the caller into a graph and that graph launched bare, alone and
- *     with the CUDA calls op_run makes besides its launch (cudaGetDevice twice,
- *     cudaStreamIsCapturing once) or eight cudaGetDevice: the GPU's and the driver's cost
- *     without opnn's host code;
+ *     with the CUDA calls op_run makes besides its launch (cudaGetDevice and
+ *     cudaStreamIsCapturing once each; twice cudaGetDevice before 22cb882, as this probe did in
+ *     sessions 34 and 35) or eight cudaGetDevice: the GPU's and the driver's cost without
+ *     opnn's host code;
  * then each of those CUDA calls alone, and op_run on a CPU tensor of 8 floats (its host path
  * without CUDA). Where the host loop equals the bare graph's, the GPU's
  * rate of graph launches bounds it; where it is longer, the difference is host time.
@@ -13,7 +14,7 @@
  * the build (a CUDA build of opnn in build/):
  *   cc -O2 bench/host_probe.c -Iinclude -I/usr/local/cuda/include -Lbuild -lopnn \
  *      -L/usr/local/cuda/lib64 -lcudart -Wl,-rpath,$PWD/build -o host_probe && ./host_probe
- * bench/RESULTS.md (session 34) has an H200's figures. */
+ * bench/RESULTS.md (sessions 34 and 35) has an H200's figures. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -51,7 +52,7 @@ static double now_s(void)
 static void probe(const char *name, int ndim, const int64_t *shape, const int64_t *axes, int naxes,
                   cudaStream_t s)
 {
-    static const char *const extras[] = {"launch alone", "2 cudaGetDevice + launch",
+    static const char *const extras[] = {"launch alone", "cudaGetDevice + launch",
                                          "cudaStreamIsCapturing + launch", "both + launch",
                                          "8 cudaGetDevice + launch"};
     op_context *ctx = NULL;
@@ -127,10 +128,8 @@ static void probe(const char *name, int ndim, const int64_t *shape, const int64_
         CUDA_OK(cudaStreamSynchronize(s));
         t0 = now_s();
         for (int i = 0; i < CALLS; i++) {
-            if (v == 1 || v == 3) {
+            if (v == 1 || v == 3)
                 cudaGetDevice(&dev);
-                cudaGetDevice(&dev);
-            }
             if (v == 2 || v == 3)
                 cudaStreamIsCapturing(s, &cs);
             if (v == 4)

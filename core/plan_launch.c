@@ -1238,8 +1238,10 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
     int64_t nvec = cdiv(v->k, (int64_t)(16 / es));
     int vec_lanes = p->cls == OPNN_CLASS_ROW ? row_vec_lanes(p, v) : 0;
     bool use_vec = vec_lanes && vec_lanes <= 8;
-    bool whole_pow2 = row_bytes % 16 == 0 && nvec >= 16 && (nvec & (nvec - 1)) == 0 &&
-                      !(nvec == 16 && v->c * row_bytes >= ROW_TILE16_MIN_BYTES);
+    /* rows of 16 or 32 whole vectors (a power of two) for the group kernel, but those of 16 in
+     * 1 GiB or more */
+    bool to_groups = row_bytes % 16 == 0 && nvec >= 16 && (nvec & (nvec - 1)) == 0 &&
+                     !(nvec == 16 && v->c * row_bytes >= ROW_TILE16_MIN_BYTES);
 
     /* Contiguous rows of up to 512 bytes: ROW_TILE (rows of 16 bytes or less fold whole packs
      * in registers), but for rows of 2-8 whole vectors, a power of two (ROW_VEC), and rows of 16
@@ -1251,7 +1253,7 @@ static int row_family(const opnn_reduce_plan *p, const opnn_device_props *props,
      * 4231; f16 [2684354, 200] tile 4228, groups 3845 (25 vectors a row). Since the tiles went
      * to two a warp (ROW_TILES_PER_WARP), rows of 16 vectors in 1 GiB or more read faster as
      * tiles (ROW_TILE16_MIN_BYTES). */
-    if (row_tile_serves(p, v) && !use_vec && !whole_pow2)
+    if (row_tile_serves(p, v) && !use_vec && !to_groups)
         return OPNN_FAMILY_ROW_TILE;
     if (row_bytes <= 16)
         return OPNN_FAMILY_ROW_THREAD; /* strided rows of one vector or less: a thread a row */
