@@ -666,19 +666,22 @@ static int row_vec_lanes(const opnn_reduce_plan *p, const inner_view *v)
     return g >= 2 && g <= 32 && (g & (g - 1)) == 0 ? (int)g : 0;
 }
 
-/* Vectors per slab for ROW_VEC on a middle view [A, R, B] of B = 2, 4 or 8 columns that fill a
- * vector or divide it: contiguous slabs (r_stride B, a_stride R * B) of 2..128 whole vectors, a
- * power of two; the kernel folds element c of each vector into column c % B, OPNN_CUDA_UNROLL
- * consecutive vectors a lane (so at most 32 lanes a slab, two slabs a lane for slabs of 2). 0 if
- * not. Before B of exactly one vector (f32 B = 4) came here, it ran on the column kernel a
- * vector a row: fine for long slabs ([65536, 1024, 4] 0.965 of the ceiling), slow for short
- * ones ([4194304, 8, 4] over 1: 2.28 ms, 264 GB/s, H200). */
+/* Vectors per slab for ROW_VEC on a middle view [A, R, B] of B = 2, 4, 8 or 16 columns that
+ * divide a vector or fill 2 or 4 of them (B * size <= 64): contiguous slabs (r_stride B,
+ * a_stride R * B) of 2..128 whole vectors, a power of two; the kernel folds each vector's
+ * elements into their columns' B accumulators, OPNN_CUDA_UNROLL consecutive vectors a lane (so at
+ * most 32 lanes a slab, two slabs a lane for slabs of 2). 0 if not. Before B of exactly one
+ * vector (f32 B = 4) came here, it ran on the column kernel a vector a row: fine for long slabs
+ * ([65536, 1024, 4] 0.965 of the ceiling), slow for short ones ([4194304, 8, 4] over 1: 2.28 ms,
+ * 264 GB/s, H200); so did rows of 2 or 4 vectors until session 36 (f32 [2097152, 16, 8] 977 us,
+ * f64 [4194304, 8, 4] 1750 us, a warp a slab). */
 static int middle_vec_lanes(const opnn_reduce_plan *p)
 {
     int64_t es = (int64_t)esize_of(p->dtype), slab = p->r * p->b * es;
 
-    if (p->cls != OPNN_CLASS_MIDDLE || (p->b != 2 && p->b != 4 && p->b != 8) || p->b * es > 16 ||
-        p->r_stride != p->b || (p->a > 1 && p->a_stride != p->r * p->b) || slab % 16 != 0)
+    if (p->cls != OPNN_CLASS_MIDDLE || (p->b != 2 && p->b != 4 && p->b != 8 && p->b != 16) ||
+        p->b * es > 64 || p->r_stride != p->b || (p->a > 1 && p->a_stride != p->r * p->b) ||
+        slab % 16 != 0)
         return 0;
     int64_t g = slab / 16;
     return g >= 2 && g <= 32 * OPNN_CUDA_UNROLL && (g & (g - 1)) == 0 ? (int)g : 0;

@@ -315,10 +315,15 @@ static const shape_case family_cases[] = {
     {"middle_slab_g128", 3, S(301, 256, 2), S(0), false, 1, S(1), 0},
     {"middle_slab_b4_deep", 3, S(2003, 32, 4), S(0), false, 1, S(1), 0},
     {"middle_slab_deep_offset", 3, S(517, 64, 2), S(0), false, 1, S(1), 1},
-    /* rows of one whole vector (f32 B = 4, f64 B = 2, f16 B = 8): column c is element c */
+    /* rows of one whole vector (f32 B = 4, f64 B = 2, f16 B = 8): column c is element c; rows
+     * of 2 or 4 vectors (f32 B = 8 and 16, f64 B = 4 and 8, f16 B = 16): column (j % K) * V + c
+     * is element c of a slab's vector j; 16 f64 columns (8 vectors a row) the column kernel */
     {"middle_slab_b8", 3, S(2003, 16, 8), S(0), false, 1, S(1), 0},
     {"middle_slab_b8_offset", 3, S(517, 4, 8), S(0), false, 1, S(1), 1},
     {"middle_slab_b4_g64", 3, S(301, 64, 4), S(0), false, 1, S(1), 0},
+    {"middle_slab_b16", 3, S(1001, 8, 16), S(0), false, 1, S(1), 0},
+    {"middle_slab_b16_offset", 3, S(257, 2, 16), S(0), false, 1, S(1), 1},
+    {"middle_slab_b16_g128", 3, S(129, 32, 16), S(0), false, 1, S(1), 0},
     /* rows 2 or 4 bytes off 16 (f16, f32) in several slabs, gapped rows 4 or 2 bytes off with
      * a pointer off too, and aligned rows with a pointer off 16 bytes (8 for f64, i64): the
      * column kernel's narrower items, from every row offset */
@@ -718,28 +723,35 @@ static void big_run(void *d_in, int64_t rows, int64_t cols, uint32_t axes_mask,
     CUDA_OK(cudaFree(d_out));
 }
 
+/* A device buffer of n f16 elements, each 0x3C3C (1.05859375) but the first (0.5) and element
+ * `at_hi` (2.0); the test skips where the device lacks the memory. */
+static void *big_alloc(int64_t n, int64_t at_hi)
+{
+    uint16_t lo = f16_bits(0.5f), hi = f16_bits(2.0f);
+    void *d = NULL;
+
+    NEED_CUDA();
+    if (cudaMalloc(&d, (size_t)n * 2) != cudaSuccess) {
+        (void)cudaGetLastError();
+        skip();
+    }
+    CUDA_OK(cudaMemset(d, 0x3C, (size_t)n * 2));
+    CUDA_OK(cudaMemcpy(d, &lo, 2, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy((uint16_t *)d + at_hi, &hi, 2, cudaMemcpyHostToDevice));
+    return d;
+}
+
 static void large__f16_past_2e31(void **state)
 {
     (void)state;
     /* 4 * 536870913 = 2^31 + 4 elements: every element 0x3C3C (1.05859375), the first 0.5 and
-     * the last 2.0, so every expected value is known without a host pass over 4 GB; the buffer
-     * holds 2^24 + 1 rows of 128 (2^31 + 128 elements), the last 124 of them 0x3C3C too */
+     * the last 2.0, so every expected value is known without a host pass over 4 GB */
     const int64_t rows4 = 4, cols4 = ((int64_t)1 << 29) + 1, n = rows4 * cols4;
-    const int64_t rows128 = ((int64_t)1 << 24) + 1, n_alloc = rows128 * 128;
     const float fill = ts_f16_to_f32(0x3C3C);
     uint16_t first[1024], last[1024], lo = f16_bits(0.5f), hi = f16_bits(2.0f);
     opnn_cuda_state *cs = NULL;
-    void *d = NULL;
+    void *d = big_alloc(n, n - 1);
     int64_t nout;
-
-    NEED_CUDA();
-    if (cudaMalloc(&d, (size_t)n_alloc * 2) != cudaSuccess) {
-        (void)cudaGetLastError();
-        skip();
-    }
-    CUDA_OK(cudaMemset(d, 0x3C, (size_t)n_alloc * 2));
-    CUDA_OK(cudaMemcpy(d, &lo, 2, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy((uint16_t *)d + n - 1, &hi, 2, cudaMemcpyHostToDevice));
 
     /* full: Max, Min and Mean */
     big_run(d, 1, n, 3, OPNN_REDUCE_MAX, first, last, 1, &nout, &cs, "full max");
@@ -776,8 +788,24 @@ static void large__f16_past_2e31(void **state)
     big_run(d, rows4, cols4, 2, OPNN_REDUCE_MIN, first, last, 1024, &nout, &cs, "col min");
     assert_int_equal(first[0], lo);
     assert_int_equal(last[1023], 0x3C3C);
-    /* rows of 16 vectors in more than 1 GiB (ROW_TILE): [2^24 + 1, 128], the last row holds
-     * the 2.0 (its element 3) */
+
+    CUDA_OK(cudaFree(d));
+    opnn_cuda_state_destroy(cs);
+}
+
+/* Rows of 16 vectors past 2^31 elements (ROW_TILE from 1 GiB): [2^24 + 1, 128] (2^31 + 128
+ * elements) of 0x3C3C, the first 0.5 and element 3 of the last row 2.0. A test of its own, so
+ * that the sanitizers can take it in a process of its own. */
+static void large__f16_rows_past_2e31(void **state)
+{
+    (void)state;
+    const int64_t rows128 = ((int64_t)1 << 24) + 1, n = rows128 * 128;
+    const float fill = ts_f16_to_f32(0x3C3C);
+    uint16_t first[1024], last[1024], hi = f16_bits(2.0f);
+    opnn_cuda_state *cs = NULL;
+    void *d = big_alloc(n, (rows128 - 1) * 128 + 3);
+    int64_t nout;
+
     big_run(d, rows128, 128, 1, OPNN_REDUCE_MAX, first, last, 1024, &nout, &cs, "128-rows max");
     assert_int_equal(nout, rows128);
     assert_int_equal(first[0], 0x3C3C);
@@ -1334,6 +1362,7 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(pointers__host_and_foreign_rejected);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(reduce__bad_arguments_rejected);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(large__f16_past_2e31);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(large__f16_rows_past_2e31);
     /* OPNN_TEST_FILTER=pattern runs a subset (e.g. under compute-sanitizer), OPNN_TEST_SKIP=
      * pattern leaves one out: together they split the suite among processes run at once */
     if (getenv("OPNN_TEST_FILTER"))

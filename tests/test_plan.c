@@ -1895,12 +1895,30 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 3, b8, 1, ax1, "f16"); /* rows of one whole vector: 8 columns */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 16);
-    h200_launch(&p, 3, b8, 1, ax1, "f32"); /* 32-byte rows: the column kernel's vectors */
-    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    h200_launch(&p, 3, b8, 1, ax1, "f32"); /* 32-byte rows: 2 vectors a row, 32 a slab */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.sub, 32);
     h200_launch(&p, 3, b2, 1, ax1, "f64"); /* 16-byte rows: 64 vectors a slab */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 64);
-    h200_launch(&p, 3, b4, 1, ax1, "f64"); /* 32-byte rows */
+    h200_launch(&p, 3, b4, 1, ax1, "f64"); /* 32-byte rows, 16 vectors a slab */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.sub, 16);
+    h200_launch(&p, 3, b8, 1, ax1, "f64"); /* 64-byte rows: 4 vectors a row */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.sub, 64);
+    /* 16 columns: f16 rows of 2 vectors, f32 of 4; f64 (8 vectors) the column kernel's; f32
+     * slabs of 256 vectors too */
+    const int64_t b16[3] = {4096, 8, 16}, b16l[3] = {4096, 64, 16};
+    h200_launch(&p, 3, b16, 1, ax1, "f16");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.sub, 16);
+    h200_launch(&p, 3, b16, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    assert_int_equal(p.launch.sub, 32);
+    h200_launch(&p, 3, b16, 1, ax1, "f64");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    h200_launch(&p, 3, b16l, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
 
     /* rows 8 bytes off 16 with a split: loads of 2 floats, 40 tiles of 64 columns, split for

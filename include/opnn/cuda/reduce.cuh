@@ -326,21 +326,24 @@ __device__ __forceinline__ typename Op::acc_t group_reduce(const Op &op, typenam
  * row takes U * log2(g): at each of the first log2(min(U, g)) steps a lane keeps half of its
  * rows and sends its partner the other half (the partner keeps that half). On return the lane
  * holds rows first + k for k < count in v[k]; lanes of a group that hold the same rows hold
- * the same values, and `lead` marks one of them. Every lane of the warp must call it. */
+ * the same values, and `lead` marks one of them. With lo > 1 (a power of two below g) a group
+ * is the lanes that differ only in the bits from lo to g / 2, lo of them in each aligned run of
+ * g holding rows of their own (the lanes a column's partials are lo apart). Every lane of the
+ * warp must call it. */
 struct rows_reduced {
     int first, count;
     bool lead;
 };
 template <class Op, int U>
 __device__ __forceinline__ rows_reduced group_reduce_rows(const Op &op, typename Op::acc_t (&v)[U],
-                                                          int g, int lane)
+                                                          int g, int lane, int lo = 1)
 {
     using A = typename Op::acc_t;
     static_assert(U >= 1 && (U & (U - 1)) == 0, "U is a power of two");
     int first = 0, count = U, o = g >> 1;
 #pragma unroll
     for (int n = U; n > 1; n >>= 1) {
-        if (o > 0) {
+        if (o >= lo) {
             const bool hi = (lane & o) != 0;
 #pragma unroll
             for (int i = 0; i < n / 2; i++) {
@@ -353,11 +356,11 @@ __device__ __forceinline__ rows_reduced group_reduce_rows(const Op &op, typename
             o >>= 1;
         }
     }
-    for (; o > 0; o >>= 1)
+    for (; o >= lo; o >>= 1)
         v[0] = op.combine(v[0], shfl_xor(v[0], o));
-    /* the lanes that share rows differ in the bits below g * count / U */
+    /* the lanes that share rows differ in the bits from lo to below g * count / U */
     const int share = g * count / U;
-    return {first, count, (lane & (share - 1)) == 0};
+    return {first, count, (lane & (share - 1) & ~(lo - 1)) == 0};
 }
 
 /* A warp's 32 * RV vectors, loaded coalesced (v[j] of a lane is vector j * 32 + lane of the
@@ -1396,25 +1399,30 @@ bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t
 /* --- ROW_VEC: rows of G = 2..32 whole 16-byte vectors, contiguous ------------------------- */
 
 /* A row here may also be one contiguous [R, NB] slab of a middle view [A, R, NB] whose NB
- * columns fill a vector or divide it (NB = 2, 4, 8), of up to 32 * kUnroll vectors: element c of
- * every vector is column c % NB, so a lane folds its kUnroll consecutive vectors into NB
- * accumulators and the slab's lanes reduce each once a tile.
- * [1048576, 64, 2] over 1 (f32) read 0.22 of the ceiling as a column view of 4-byte loads (H200).
- */
+ * columns divide a vector or fill K = NB / V of them (K = 2 or 4, which divides kUnroll), of up
+ * to 32 * kUnroll vectors: element c of a slab's vector j is column (j % K) * V + c (c % NB where
+ * NB divides V), so a lane folds its kUnroll consecutive vectors into NB accumulators and the
+ * slab's lanes reduce each once a tile. [1048576, 64, 2] over 1 (f32) read 0.22 of the ceiling
+ * as a column view of 4-byte loads; slabs of rows of 2 or 4 vectors (f32 [2097152, 16, 8], f64
+ * [4194304, 8, 4] over 1), a warp a slab of 512 or 256 bytes, read 0.9 and 0.46 TB/s (H200). */
 
 /* The V elements of vector v, whose first is element e0 of its slab, into the slab's NB columns:
- * element k into acc[k % NB] at reduction index (e0 + k) / NB (its row). */
+ * element k into acc[k % NB], or acc[cb + k] where NB is K vectors (cb: the vector's first
+ * column, (its index in the slab) % K * V, known at compile time), at reduction index
+ * (e0 + k) / NB (its row). */
 template <class Op, int NB>
 __device__ __forceinline__ void fold_slab_vec(const Op &op, typename Op::acc_t (&acc)[NB],
-                                              const uint4 &v, int64_t e0)
+                                              const uint4 &v, int64_t e0, int cb)
 {
     using T = typename Op::in_t;
     constexpr int V = 16 / sizeof(T);
     T e[V];
     memcpy(e, &v, 16);
 #pragma unroll
-    for (int c = 0; c < V; c++)
-        acc[c % NB] = fold_elem(op, acc[c % NB], e[c], (e0 + c) / NB);
+    for (int c = 0; c < V; c++) {
+        const int k = NB > V ? cb + c : c % NB;
+        acc[k] = fold_elem(op, acc[k], e[c], (e0 + c) / NB);
+    }
 }
 
 /* A slab's NB columns held by an aligned group of w lanes (every lane of the warp calls it):
@@ -1501,10 +1509,14 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_vec_kernel(Op op, rowv
                 for (int c = 0; c < NB; c++)
                     acc[c] = op.identity();
                 const bool in_range = q0 + s0 < a.nvec;
+                /* q0 and s0 are multiples of per, which K divides: vector j's first column
+                 * is j % K * V */
+                constexpr int K = NB > V ? NB / V : 1;
+                static_assert(kUnroll % K == 0, "slab rows of K vectors, K dividing kUnroll");
 #pragma unroll
                 for (int j = 0; j < kUnroll; j++)
                     if (j >= s0 && j < s0 + per && in_range)
-                        fold_slab_vec<Op, NB>(op, acc, v[j], ((q0 + j) & (a.g - 1)) * V);
+                        fold_slab_vec<Op, NB>(op, acc, v[j], ((q0 + j) & (a.g - 1)) * V, j % K * V);
                 finish_slab<Op, NB>(op, acc, a.g / per, in_range, out + ((q0 + s0) >> a.log2g) * NB,
                                     a.red_n);
             }
@@ -1934,14 +1946,16 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
             slice = udiv(su, p.a * p.tiles - w0);
             t = w0 + su - slice * (p.a * p.tiles - w0);
         } else {
-            t = w0 + udiv(su, p.split);
+            t = w0 + (p.split == 1 ? su : udiv(su, p.split));
             slice = su - (t - w0) * p.split;
         }
-        const int64_t ai = udiv(t, p.tiles), tile = t - ai * p.tiles;
+        /* (no division where the divisor is 1: warp units of one-tile middles, a unit a 4 KB
+         * slab, spent three 32-bit divisions a unit) */
+        const int64_t ai = p.tiles == 1 ? t : udiv(t, p.tiles), tile = t - ai * p.tiles;
         const int64_t b0 = tile * W + (int64_t)tx * VEC;
         /* slabs and warp units in a separate instantiation (EXT): they cost 3-5 registers, and
          * the 64 a thread of 4 blocks an SM then spilled */
-        const int64_t sq = EXT ? udiv(slice, p.per_slab) : 0;
+        const int64_t sq = EXT ? (p.per_slab == 1 ? slice : udiv(slice, p.per_slab)) : 0;
         const int64_t piece = slice - sq * p.per_slab;
         const int64_t s_lo = sq * p.slabs, s_hi = EXT ? min(p.r1, s_lo + p.slabs) : 1;
         const int64_t r_lo = piece * p.rows, r_hi = whole ? p.r : min(p.r, r_lo + p.rows);
@@ -2209,6 +2223,21 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
             res[e] = fold<Op, NACC>(op, f);
         }
 
+        /* res[e] is column oc + e of the tile's, column t0 + oc + e */
+        const int64_t t0 = tile * WT, ncols = min(WT, p.b - t0), oc = tx * VEC;
+        /* warp units (no split, no block tree): the warp's rows reduced and scattered, each lane
+         * left with `count` of its tx's VEC columns (VEC - 1 + log2(BY / VEC) shuffles a lane
+         * where a butterfly a column takes VEC log2 BY), and each column stored by one lane */
+        if (WU && !PH && BX < 32) {
+            const rows_reduced rr =
+                group_reduce_rows<Op, VEC>(op, res, 32, (int)(threadIdx.x & 31), BX);
+            if (rr.lead)
+#pragma unroll
+                for (int k = 0; k < VEC; k++)
+                    if (k < rr.count && oc + rr.first + k < ncols)
+                        out[ai * p.b + t0 + oc + rr.first + k] = op.finalize(res[k], p.red_n);
+            continue;
+        }
         /* the rows of a warp first (lanes of one column are BX apart), by shuffles: a column
          * of 4 floats took a shared-memory tree of 8 synchronised steps per 16 KB slab
          * ([65536, 1024, 4] over 1 read 0.71 of the ceiling) */
@@ -2250,8 +2279,6 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
             __syncthreads();
         }
 
-        /* res[e] is column oc + e of the tile's, column t0 + oc + e */
-        const int64_t t0 = tile * WT, ncols = min(WT, p.b - t0), oc = tx * VEC;
         const bool own = ty == 0;
         if (p.split == 1 || whole) {
             if (own)
@@ -2901,18 +2928,21 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.aligned = ((uintptr_t)in & 15u) == 0;
         {
             constexpr int V = 16 / sizeof(T);
-            /* a MIDDLE plan: [A, R, B] slabs of B interleaved columns that fill a vector or
-             * divide it (the planner's B * size <= 16; no kernel is built for the others) */
+            /* a MIDDLE plan: [A, R, B] slabs of B interleaved columns that divide a vector or
+             * fill 2 or 4 of them (the planner's B <= 16, B * size <= 64; no kernel is built
+             * for the others) */
             const int64_t nb = plan->cls == OPNN_CLASS_MIDDLE ? plan->b : 1;
             const unsigned grid = grid_for_op<Op>(l.grid_x);
             if (nb == 1)
                 row_vec_kernel<Op><<<grid, block, 0, stream>>>(op, a);
             else if (nb == 2) /* every element size has V >= 2 */
                 row_vec_kernel<Op, 2><<<grid, block, 0, stream>>>(op, a);
-            else if (nb == 4 && 4 <= V)
-                row_vec_kernel<Op, (4 <= V ? 4 : 1)><<<grid, block, 0, stream>>>(op, a);
-            else if (nb == 8 && 8 <= V)
-                row_vec_kernel<Op, (8 <= V ? 8 : 1)><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 4) /* V >= 2: at most 2 vectors */
+                row_vec_kernel<Op, 4><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 8) /* at most 4 vectors */
+                row_vec_kernel<Op, 8><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 16 && 16 <= kUnroll * V)
+                row_vec_kernel<Op, (16 <= kUnroll * V ? 16 : 1)><<<grid, block, 0, stream>>>(op, a);
             else {
                 if (msg && msg_len)
                     snprintf(msg, msg_len,
