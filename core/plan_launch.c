@@ -596,14 +596,14 @@ static int64_t row_tiles_grid(int64_t units, int block, int64_t slots)
                         (int64_t)0x7fffffff));
 }
 
-/* ROW_TILE's pack: the fewest consecutive rows of row_bytes that end on a 16-byte boundary
- * (16 / gcd(row_bytes, 16)), and the vectors they span. 0 if the rows are too long for a tile. */
-static int64_t row_tile_pack(int64_t row_bytes, int64_t *pack_vec)
+/* ROW_TILE's pack: the fewest consecutive rows of row_bytes (at most max_bytes) that end on a
+ * 16-byte boundary (16 / gcd(row_bytes, 16)), and the vectors they span. 0 if the rows are too
+ * long for a tile. */
+static int64_t row_tile_pack(int64_t row_bytes, int64_t max_bytes, int64_t *pack_vec)
 {
     int64_t g = gcd64(row_bytes, 16), nv = row_bytes / g;
 
-    if (row_bytes <= 0 || row_bytes > OPNN_CUDA_ROW_TILE_MAX_BYTES ||
-        nv > OPNN_CUDA_ROW_TILE_MAX_VEC)
+    if (row_bytes <= 0 || row_bytes > max_bytes || nv > OPNN_CUDA_ROW_TILE_MAX_VEC)
         return 0;
     *pack_vec = nv;
     return 16 / g;
@@ -615,7 +615,29 @@ static bool row_tile_serves(const opnn_reduce_plan *p, const inner_view *v)
     int64_t pack_vec = 0;
 
     return v->r1 == 1 && (v->c == 1 || v->c_stride == v->k) &&
-           row_tile_pack(v->k * (int64_t)esize_of(p->dtype), &pack_vec) > 0;
+           row_tile_pack(v->k * (int64_t)esize_of(p->dtype), OPNN_CUDA_ROW_TILE_MAX_BYTES,
+                         &pack_vec) > 0;
+}
+
+/* ROW_TILE also serves MIDDLE views [A, R, B] of contiguous slabs (r_stride B, a_stride R * B)
+ * whose pack fits a tile and whose tile holds at least a warp of outputs: each slab a row of the
+ * tile, each lane an output (a column of a slab) folded down its R elements in shared memory
+ * (fewer outputs than lanes would leave lanes idle while the others fold long columns). A warp
+ * a slab (the column kernel's warp units) waited a round trip for a few hundred bytes, f32 over
+ * 1 against the tile (us, H200, session 36): [4194304, 16, 3] 1595 -> 203, [4194304, 8, 6] 1556
+ * -> 211, [2097152, 16, 12] 979 -> 395, [1048576, 8, 40] 469 -> 346, [262144, 64, 6] 175 -> 104;
+ * [2097152, 8, 17], a block a slab, 11427 -> 295. */
+#define MIDDLE_TILE_MAX_BYTES (OPNN_CUDA_ROW_TILE_MAX_VEC * 16)
+
+static bool middle_tile_serves(const opnn_reduce_plan *p)
+{
+    int64_t slab = p->r * p->b * (int64_t)esize_of(p->dtype), pack_vec = 0, pack;
+
+    if (p->cls != OPNN_CLASS_MIDDLE || p->b < 2 || p->r_stride != p->b ||
+        (p->a > 1 && p->a_stride != p->r * p->b))
+        return false;
+    pack = row_tile_pack(slab, MIDDLE_TILE_MAX_BYTES, &pack_vec);
+    return pack > 0 && pack * (MIDDLE_TILE_MAX_BYTES / (pack * slab)) * p->b >= 32;
 }
 
 /* Lanes a row: one while 32 rows fit a warp tile of OPNN_CUDA_ROW_TILE_MAX_VEC vectors, else the
@@ -630,13 +652,18 @@ static bool row_tile_serves(const opnn_reduce_plan *p, const inner_view *v)
 static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, const inner_view *v)
 {
     opnn_launch *l = &p->launch;
-    int64_t es = (int64_t)esize_of(p->dtype), row_bytes = v->k * es, pack_vec = 0;
-    int64_t pack = row_tile_pack(row_bytes, &pack_vec), max_bytes = OPNN_CUDA_ROW_TILE_MAX_VEC * 16;
+    /* a MIDDLE plan's rows are its slabs, a lane an output: as many packs as fit a tile */
+    const bool slabs = p->cls == OPNN_CLASS_MIDDLE;
+    int64_t es = (int64_t)esize_of(p->dtype), k = slabs ? p->r * p->b : v->k,
+            c = slabs ? p->a : v->c;
+    int64_t row_bytes = k * es, pack_vec = 0, max_bytes = OPNN_CUDA_ROW_TILE_MAX_VEC * 16;
+    int64_t pack = row_tile_pack(
+        row_bytes, slabs ? MIDDLE_TILE_MAX_BYTES : OPNN_CUDA_ROW_TILE_MAX_BYTES, &pack_vec);
     int64_t g = 1, round_rows, rows;
 
-    while (g < 32 && (32 / g) * row_bytes > max_bytes)
+    while (!slabs && g < 32 && (32 / g) * row_bytes > max_bytes)
         g *= 2;
-    round_rows = imax(32 / g, pack);
+    round_rows = slabs ? pack : imax(32 / g, pack);
     rows = round_rows * imax(1, max_bytes / (round_rows * row_bytes));
     launch_reset(l, OPNN_FAMILY_ROW_TILE, OPNN_KERNEL_ROW_TILE);
     l->block = OPNN_CUDA_ROW_TILE_BLOCK;
@@ -645,7 +672,7 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     l->chunk = rows;
     l->tiles = rows / pack * pack_vec;
     l->sub = (int)g;
-    l->units = imax(1, cdiv(v->c / pack, rows / pack)); /* block 0: the rows past the last pack */
+    l->units = imax(1, cdiv(c / pack, rows / pack)); /* block 0: the rows past the last pack */
     l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_ROW_TILE_BLOCK,
                                device_slots(props, OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM));
 }
@@ -666,22 +693,23 @@ static int row_vec_lanes(const opnn_reduce_plan *p, const inner_view *v)
     return g >= 2 && g <= 32 && (g & (g - 1)) == 0 ? (int)g : 0;
 }
 
-/* Vectors per slab for ROW_VEC on a middle view [A, R, B] of B = 2, 4, 8 or 16 columns that
- * divide a vector or fill 2 or 4 of them (B * size <= 64): contiguous slabs (r_stride B,
- * a_stride R * B) of 2..128 whole vectors, a power of two; the kernel folds each vector's
- * elements into their columns' B accumulators, OPNN_CUDA_UNROLL consecutive vectors a lane (so at
- * most 32 lanes a slab, two slabs a lane for slabs of 2). 0 if not. Before B of exactly one
- * vector (f32 B = 4) came here, it ran on the column kernel a vector a row: fine for long slabs
- * ([65536, 1024, 4] 0.965 of the ceiling), slow for short ones ([4194304, 8, 4] over 1: 2.28 ms,
- * 264 GB/s, H200); so did rows of 2 or 4 vectors until session 36 (f32 [2097152, 16, 8] 977 us,
- * f64 [4194304, 8, 4] 1750 us, a warp a slab). */
+/* Vectors per slab for ROW_VEC on a middle view [A, R, B] of B = 2, 4 or 8 columns that divide
+ * a vector or fill 2 (B * size <= 32): contiguous slabs (r_stride B, a_stride R * B) of 2..128
+ * whole vectors, a power of two; the kernel folds each vector's elements into their columns' B
+ * accumulators, OPNN_CUDA_UNROLL consecutive vectors a lane (so at most 32 lanes a slab, two
+ * slabs a lane for slabs of 2). 0 if not. Before B of exactly one vector (f32 B = 4) came here,
+ * it ran on the column kernel a vector a row: fine for long slabs ([65536, 1024, 4] 0.965 of the
+ * ceiling), slow for short ones ([4194304, 8, 4] over 1: 2.28 ms, 264 GB/s, H200); so did rows
+ * of 2 vectors until session 36 (f32 [2097152, 16, 8] 1203 -> 261 us, f64 [4194304, 8, 4] 2326 ->
+ * 274, a warp a slab). Rows of 4 vectors or 16 columns lost to ROW_TILE's slabs (us, H200): f32
+ * [1048576, 16, 16] 367 against 266, f64 [2097152, 16, 8] 830 against 523, f16 [2097152, 8, 16]
+ * 293 against 162. */
 static int middle_vec_lanes(const opnn_reduce_plan *p)
 {
     int64_t es = (int64_t)esize_of(p->dtype), slab = p->r * p->b * es;
 
-    if (p->cls != OPNN_CLASS_MIDDLE || (p->b != 2 && p->b != 4 && p->b != 8 && p->b != 16) ||
-        p->b * es > 64 || p->r_stride != p->b || (p->a > 1 && p->a_stride != p->r * p->b) ||
-        slab % 16 != 0)
+    if (p->cls != OPNN_CLASS_MIDDLE || (p->b != 2 && p->b != 4 && p->b != 8) || p->b * es > 32 ||
+        p->r_stride != p->b || (p->a > 1 && p->a_stride != p->r * p->b) || slab % 16 != 0)
         return 0;
     int64_t g = slab / 16;
     return g >= 2 && g <= 32 * OPNN_CUDA_UNROLL && (g & (g - 1)) == 0 ? (int)g : 0;
@@ -1155,7 +1183,8 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
         plan_full(p, props, family);
         return true;
     case OPNN_FAMILY_ROW_TILE:
-        if (!inner || p->cls == OPNN_CLASS_OUTER_INNER || !row_tile_serves(p, &v))
+        if (!middle_tile_serves(p) &&
+            (!inner || p->cls == OPNN_CLASS_OUTER_INNER || !row_tile_serves(p, &v)))
             return false;
         plan_row_tile(p, props, &v);
         return true;
@@ -1305,6 +1334,8 @@ static int col_family(const opnn_reduce_plan *p, const opnn_device_props *props)
      * over 1 (f32) as columns read 0.22 of the ceiling (H200) */
     if (middle_vec_lanes(p))
         return OPNN_FAMILY_ROW_VEC;
+    if (middle_tile_serves(p))
+        return OPNN_FAMILY_ROW_TILE;
     if (p->cls != OPNN_CLASS_COL)
         return OPNN_FAMILY_MIDDLE;
     if (!(p->r_stride * (int64_t)es % 16 == 0))

@@ -1891,7 +1891,7 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 3, b2xl, 1, ax1, "f32"); /* 256 vectors: the column kernel */
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
     h200_launch(&p, 3, b2x, 1, ax1, "f32"); /* 24 vectors a slab: not a power of two */
-    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     h200_launch(&p, 3, b8, 1, ax1, "f16"); /* rows of one whole vector: 8 columns */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 16);
@@ -1904,21 +1904,60 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 3, b4, 1, ax1, "f64"); /* 32-byte rows, 16 vectors a slab */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 16);
-    h200_launch(&p, 3, b8, 1, ax1, "f64"); /* 64-byte rows: 4 vectors a row */
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
-    assert_int_equal(p.launch.sub, 64);
-    /* 16 columns: f16 rows of 2 vectors, f32 of 4; f64 (8 vectors) the column kernel's; f32
-     * slabs of 256 vectors too */
+    h200_launch(&p, 3, b8, 1, ax1, "f64"); /* 64-byte rows (4 vectors): ROW_TILE's slabs */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    /* 16 columns (f16 rows of 2 vectors, f32 of 4, f64 of 8): ROW_TILE's slabs; f32 slabs of
+     * 4 KB, one a tile, 16 outputs (fewer than a warp), the column kernel's */
     const int64_t b16[3] = {4096, 8, 16}, b16l[3] = {4096, 64, 16};
     h200_launch(&p, 3, b16, 1, ax1, "f16");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
-    assert_int_equal(p.launch.sub, 16);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     h200_launch(&p, 3, b16, 1, ax1, "f32");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
-    assert_int_equal(p.launch.sub, 32);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     h200_launch(&p, 3, b16, 1, ax1, "f64");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     h200_launch(&p, 3, b16l, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+
+    /* other contiguous slabs whose pack fits a tile of at least 32 outputs: ROW_TILE, a slab a
+     * row of the tile, a lane an output; whole packs a tile (192-byte slabs: a pack of one, 34
+     * a tile of 408 vectors); fewer outputs a tile, rows of 2 vectors (ROW_VEC) and gapped
+     * slabs elsewhere */
+    const int64_t t3[3] = {4194304, 16, 3}, t17[3] = {2097152, 8, 17}, t24[3] = {1048576, 16, 24},
+                  t2k[3] = {4096, 32, 17}, t3s[3] = {4096, 3, 3}, t3l[3] = {4096, 128, 3};
+    h200_launch(&p, 3, t3, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.kernel, OPNN_KERNEL_ROW_TILE);
+    assert_int_equal(p.launch.segs, 1);
+    assert_int_equal(p.launch.chunk, 34);
+    assert_int_equal(p.launch.tiles, 34 * 12);
+    assert_int_equal(p.launch.units, (4194304 + 33) / 34);
+    h200_launch(&p, 3, t17, 1, ax1, "f32"); /* 544 bytes: 12 a tile */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.chunk, 12);
+    h200_launch(&p, 3, t17, 1, ax1, "f16"); /* 272 bytes, a pack of 1 */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    h200_launch(&p, 3, t3s, 1, ax1, "f16"); /* 18 bytes: packs of 8 slabs, 9 vectors */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.segs, 8);
+    assert_int_equal(p.launch.tiles % 9, 0);
+    h200_launch(&p, 3, t24, 1, ax1, "f32"); /* 1536 bytes */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.chunk, 4);
+    h200_launch(&p, 3, t24, 1, ax1, "f64"); /* 3 KB: 2 a tile, 48 outputs */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.chunk, 2);
+    h200_launch(&p, 3, t2k, 1, ax1, "f32"); /* 2176 bytes: 3 a tile, 51 outputs */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    h200_launch(&p, 3, t3l, 1, ax1, "f32"); /* 1536 bytes: 4 a tile, 12 outputs */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    const int64_t f16m[3] = {131072, 256, 8}; /* 4 KB: 1 a tile, 8 outputs */
+    h200_launch(&p, 3, f16m, 1, ax1, "f16");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    h200_launch(&p, 3, b8, 1, ax1, "f32"); /* rows of 2 vectors: ROW_VEC first */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
+    const int64_t t3gap[3] = {64, 3, 1}; /* slabs 64 elements apart: 16 elements of gap */
+    h200_launch_strided(&p, 3, t3, t3gap, 1, ax1);
+    assert_int_equal(p.cls, OPNN_CLASS_MIDDLE);
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
 
     /* rows 8 bytes off 16 with a split: loads of 2 floats, 40 tiles of 64 columns, split for

@@ -61,7 +61,11 @@ extern "C" {
 /// 16: OUTER's launch.ranges may be 2 * OPNN_CUDA_UNROLL: a block a unit of 16-byte loads twice
 ///    as deep, on grids of at most 2 blocks an SM (a version 15 launcher read it as a block a
 ///    unit 4 loads deep: correct, but no longer the plan).
-#define OP_ABI_VERSION 16u
+/// 17: MIDDLE plans of B = 4 or 8 columns whose rows fill 2 vectors (B * size 32) may get
+///    OPNN_KERNEL_ROW_VEC (a version 16 launcher refused them as an internal error), and MIDDLE
+///    plans of contiguous slabs whose pack fits a ROW_TILE tile OPNN_KERNEL_ROW_TILE: each slab
+///    [R, B] a row of the tile, B outputs (a version 16 launcher would reduce each slab to one).
+#define OP_ABI_VERSION 17u
 
 /// Attribute value types.
 typedef enum op_attr_type {

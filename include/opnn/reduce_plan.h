@@ -75,7 +75,9 @@ typedef enum opnn_cuda_family {
     OPNN_FAMILY_FULL_SMALL,  /* FULL, one block */
     OPNN_FAMILY_FULL_SPLIT,  /* FULL, split across blocks, the last block combines */
     OPNN_FAMILY_ROW_TILE,    /* ROW, K * size <= 512 bytes, rows contiguous: warp tiles of
-                                whole rows through shared memory, `sub` lanes a row */
+                                whole rows through shared memory, `sub` lanes a row; or
+                                MIDDLE slabs [R, B], contiguous, as rows (a pack of them fits
+                                a tile): a lane an output (a column of a slab) */
     OPNN_FAMILY_ROW_THREAD,  /* ROW, a thread per row (rows of one 16-byte vector) */
     OPNN_FAMILY_ROW_SUBWARP, /* ROW, `sub` (2..16) lanes per row */
     OPNN_FAMILY_ROW_WARP,    /* ROW, a warp per row */
@@ -90,8 +92,8 @@ typedef enum opnn_cuda_family {
     OPNN_FAMILY_GENERIC,           /* any layout: `sub` lanes per output walk the merged dims */
     OPNN_FAMILY_ROW_VEC, /* ROW of contiguous rows of G = 2..32 16-byte vectors: a warp reads 32
                             consecutive vectors, groups of G lanes reduce one row each; or
-                            MIDDLE slabs [R, B] of B = 2, 4 narrow columns, G = 2..128 vectors
-                            (`sub` is G) */
+                            MIDDLE slabs [R, B] of B = 2, 4, 8 columns that divide a
+                            vector or fill 2, G = 2..128 vectors (`sub` is G) */
     OPNN_FAMILY_COUNT_
 } opnn_cuda_family;
 

@@ -977,6 +977,7 @@ struct rowtile_args {
     const void *in;
     void *out;
     int64_t rows, k; /* rows of k contiguous elements, row i at i * k */
+    int64_t b;       /* 1; or a MIDDLE view's B: each row is a slab [k / b, b], b outputs */
     int64_t npacks;  /* whole packs: P rows that end on a 16-byte boundary (rows / P) */
     int64_t tiles;   /* warp tiles of tile_rows rows (tile_vec vectors) */
     int64_t red_n;
@@ -1160,11 +1161,47 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
     /* rows folded from the 16-byte vectors that cover them (tile_row_fold_vecs) */
     const bool vecs = a.chunk <= 4 && row_bytes >= OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES;
 
+    /* MIDDLE slabs [R, B] (b > 1): lane j of the warp takes outputs j, j + 32, ... of the
+     * tile's nr * B, output q being column q % B of slab q / B (consecutive lanes, consecutive
+     * columns and outputs), folded down its R elements in shared memory in order; (qs, qr) is
+     * 32 = qs * B + qr, the step from one of a lane's outputs to the next */
+    const int nb = (int)a.b, nrow = (int)(a.k / a.b), qs = 32 / nb, qr = 32 - qs * nb;
+    const int row_l = lane / nb, col_l = lane - row_l * nb;
+
     /* the rows of tile t, held in slice sw */
     auto reduce_tile = [&](int64_t t, const uint4 *sw) {
         const char *sb = reinterpret_cast<const char *>(sw);
         const int64_t row0 = t * a.tile_rows;
         const int nr = (int)min((int64_t)a.tile_rows, a.npacks * a.p - row0);
+        if (nb > 1) {
+            const T *se = reinterpret_cast<const T *>(sw);
+            typename Op::out_t *o = out + row0 * nb;
+            int row = row_l, c = col_l;
+            for (int q = lane; q < nr * nb; q += 32) {
+                const T *x = se + row * (int)a.k + c;
+                A acc = op.identity();
+                int r = 0;
+                for (; r + 4 <= nrow; r += 4) {
+                    T e[4];
+#pragma unroll
+                    for (int i = 0; i < 4; i++)
+                        e[i] = x[(r + i) * nb];
+#pragma unroll
+                    for (int i = 0; i < 4; i++)
+                        acc = fold_elem(op, acc, e[i], (int64_t)(r + i));
+                }
+                for (; r < nrow; r++)
+                    acc = fold_elem(op, acc, x[r * nb], (int64_t)r);
+                store_stream(o + q, op.finalize(acc, a.red_n));
+                row += qs;
+                c += qr;
+                if (c >= nb) {
+                    c -= nb;
+                    row++;
+                }
+            }
+            return;
+        }
         if (a.g == 1) { /* a lane a row: no shuffles, so no warp-uniform trip count needed */
             for (int r = lane; r < nr; r += 32)
                 store_stream(
@@ -1263,13 +1300,14 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
             __syncwarp(); /* the slice is refilled next round */
         }
     }
-    if (blockIdx.x == 0) { /* rows past the last whole pack */
-        for (int64_t r = a.npacks * a.p + threadIdx.x; r < a.rows; r += blockDim.x) {
-            const T *row = in + r * a.k;
+    if (blockIdx.x == 0) { /* rows past the last whole pack: output q, column q % b of row q / b */
+        for (int64_t q = a.npacks * a.p * a.b + threadIdx.x; q < a.rows * a.b; q += blockDim.x) {
+            const int64_t r = q / a.b;
+            const T *x = in + r * a.k + (q - r * a.b);
             A acc = op.identity();
-            for (int64_t j = 0; j < a.k; j++)
-                acc = fold_elem(op, acc, row[j], j);
-            out[r] = op.finalize(acc, a.red_n);
+            for (int64_t j = 0; j < a.k / a.b; j++)
+                acc = fold_elem(op, acc, x[j * a.b], j);
+            out[q] = op.finalize(acc, a.red_n);
         }
     }
 }
@@ -1399,7 +1437,7 @@ bool launch_row_pack(const Op &op, int64_t k, const void *in, void *out, int64_t
 /* --- ROW_VEC: rows of G = 2..32 whole 16-byte vectors, contiguous ------------------------- */
 
 /* A row here may also be one contiguous [R, NB] slab of a middle view [A, R, NB] whose NB
- * columns divide a vector or fill K = NB / V of them (K = 2 or 4, which divides kUnroll), of up
+ * columns divide a vector or fill K = NB / V of them (K dividing kUnroll; the planner's 2), of up
  * to 32 * kUnroll vectors: element c of a slab's vector j is column (j % K) * V + c (c % NB where
  * NB divides V), so a lane folds its kUnroll consecutive vectors into NB accumulators and the
  * slab's lanes reduce each once a tile. [1048576, 64, 2] over 1 (f32) read 0.22 of the ceiling
@@ -2685,7 +2723,9 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.in = in;
         a.out = out;
         a.rows = plan->a;
-        a.k = plan->r;
+        /* a MIDDLE plan: rows are the slabs [R, B] (contiguous), B outputs each */
+        a.b = plan->cls == OPNN_CLASS_MIDDLE ? plan->b : 1;
+        a.k = plan->r * a.b;
         a.p = (int)l.segs;
         a.tile_rows = (int)l.chunk;
         a.tile_vec = (int)l.tiles;
@@ -2700,7 +2740,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         a.aligned = ((uintptr_t)in & 15u) == 0;
         /* rows of 32 bytes or less from an aligned start: a thread folds whole packs from
          * registers (row_pack_kernel, on a grid of its own); else the tile kernel */
-        if (a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
+        if (a.b == 1 && a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
             launch_row_pack(op, a.k, in, out, a.rows, a.red_n, stream))
             break;
         /* the planner's block (64 threads: 2 warps of two slices of up to 6.5 KB, 8 blocks an
@@ -2929,20 +2969,18 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         {
             constexpr int V = 16 / sizeof(T);
             /* a MIDDLE plan: [A, R, B] slabs of B interleaved columns that divide a vector or
-             * fill 2 or 4 of them (the planner's B <= 16, B * size <= 64; no kernel is built
-             * for the others) */
+             * fill 2 (the planner's B <= 8, B * size <= 32; no kernel is built for the
+             * others) */
             const int64_t nb = plan->cls == OPNN_CLASS_MIDDLE ? plan->b : 1;
             const unsigned grid = grid_for_op<Op>(l.grid_x);
             if (nb == 1)
                 row_vec_kernel<Op><<<grid, block, 0, stream>>>(op, a);
             else if (nb == 2) /* every element size has V >= 2 */
                 row_vec_kernel<Op, 2><<<grid, block, 0, stream>>>(op, a);
-            else if (nb == 4) /* V >= 2: at most 2 vectors */
+            else if (nb == 4) /* V >= 2 */
                 row_vec_kernel<Op, 4><<<grid, block, 0, stream>>>(op, a);
-            else if (nb == 8) /* at most 4 vectors */
-                row_vec_kernel<Op, 8><<<grid, block, 0, stream>>>(op, a);
-            else if (nb == 16 && 16 <= kUnroll * V)
-                row_vec_kernel<Op, (16 <= kUnroll * V ? 16 : 1)><<<grid, block, 0, stream>>>(op, a);
+            else if (nb == 8 && 8 <= 2 * V) /* at most 2 vectors */
+                row_vec_kernel<Op, (8 <= 2 * V ? 8 : 1)><<<grid, block, 0, stream>>>(op, a);
             else {
                 if (msg && msg_len)
                     snprintf(msg, msg_len,
