@@ -620,14 +620,15 @@ static bool row_tile_serves(const opnn_reduce_plan *p, const inner_view *v)
 }
 
 /* ROW_TILE also serves MIDDLE views [A, R, B] of contiguous slabs (r_stride B, a_stride R * B)
- * whose pack fits a tile and whose tile holds at least a warp of outputs: each slab a row of the
- * tile, each lane an output (a column of a slab) folded down its R elements in shared memory
- * (fewer outputs than lanes would leave lanes idle while the others fold long columns). A warp
+ * whose pack fits a tile and whose tile holds at least half a warp of outputs: each slab a row of
+ * the tile, each lane an output (a column of a slab) folded down its R elements in shared memory
+ * (fewer outputs than lanes leave lanes idle while the others fold long columns). A warp
  * a slab (the column kernel's warp units) waited a round trip for a few hundred bytes, f32 over
  * 1 against the tile (us, H200, session 36): [4194304, 16, 3] 1595 -> 203, [4194304, 8, 6] 1556
  * -> 211, [2097152, 16, 12] 979 -> 395, [1048576, 8, 40] 469 -> 346, [262144, 64, 6] 175 -> 104;
  * [2097152, 8, 17], a block a slab, 11427 -> 295. */
 #define MIDDLE_TILE_MAX_BYTES (OPNN_CUDA_ROW_TILE_MAX_VEC * 16)
+#define MIDDLE_TILE_MIN_OUTPUTS 16
 
 static bool middle_tile_serves(const opnn_reduce_plan *p)
 {
@@ -637,7 +638,8 @@ static bool middle_tile_serves(const opnn_reduce_plan *p)
         (p->a > 1 && p->a_stride != p->r * p->b))
         return false;
     pack = row_tile_pack(slab, MIDDLE_TILE_MAX_BYTES, &pack_vec);
-    return pack > 0 && pack * (MIDDLE_TILE_MAX_BYTES / (pack * slab)) * p->b >= 32;
+    return pack > 0 &&
+           pack * (MIDDLE_TILE_MAX_BYTES / (pack * slab)) * p->b >= MIDDLE_TILE_MIN_OUTPUTS;
 }
 
 /* Lanes a row: one while 32 rows fit a warp tile of OPNN_CUDA_ROW_TILE_MAX_VEC vectors, else the

@@ -324,7 +324,7 @@ static const shape_case family_cases[] = {
     {"middle_slab_b16", 3, S(1001, 8, 16), S(0), false, 1, S(1), 0},
     {"middle_slab_b16_offset", 3, S(257, 2, 16), S(0), false, 1, S(1), 1},
     {"middle_slab_b16_g128", 3, S(129, 32, 16), S(0), false, 1, S(1), 0},
-    /* other contiguous slabs whose pack fits a tile of 32 outputs or more (ROW_TILE, a slab a
+    /* other contiguous slabs whose pack fits a tile of 16 outputs or more (ROW_TILE, a slab a
      * row of the tile, a lane an output): slabs of 3 columns (packs of 1, 2, 4 or 8 slabs by
      * dtype), 17 (f64: 1088 bytes), 24 of 16 rows (f64: 3 KB, 2 a tile), a slab of 3 rows, an
      * unaligned start, more slabs than whole packs (block 0 takes the rest); 3 columns of 128

@@ -1906,8 +1906,8 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.sub, 16);
     h200_launch(&p, 3, b8, 1, ax1, "f64"); /* 64-byte rows (4 vectors): ROW_TILE's slabs */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
-    /* 16 columns (f16 rows of 2 vectors, f32 of 4, f64 of 8): ROW_TILE's slabs; f32 slabs of
-     * 4 KB, one a tile, 16 outputs (fewer than a warp), the column kernel's */
+    /* 16 columns (f16 rows of 2 vectors, f32 of 4, f64 of 8): ROW_TILE's slabs, f32 slabs of
+     * 4 KB too (one a tile, 16 outputs) */
     const int64_t b16[3] = {4096, 8, 16}, b16l[3] = {4096, 64, 16};
     h200_launch(&p, 3, b16, 1, ax1, "f16");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
@@ -1916,9 +1916,10 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 3, b16, 1, ax1, "f64");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     h200_launch(&p, 3, b16l, 1, ax1, "f32");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.chunk, 1);
 
-    /* other contiguous slabs whose pack fits a tile of at least 32 outputs: ROW_TILE, a slab a
+    /* other contiguous slabs whose pack fits a tile of at least 16 outputs: ROW_TILE, a slab a
      * row of the tile, a lane an output; whole packs a tile (192-byte slabs: a pack of one, 34
      * a tile of 408 vectors); fewer outputs a tile, rows of 2 vectors (ROW_VEC) and gapped
      * slabs elsewhere */

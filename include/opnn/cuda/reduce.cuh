@@ -1163,9 +1163,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
 
     /* MIDDLE slabs [R, B] (b > 1): lane j of the warp takes outputs j, j + 32, ... of the
      * tile's nr * B, output q being column q % B of slab q / B (consecutive lanes, consecutive
-     * columns and outputs), folded down its R elements in shared memory in order; (qs, qr) is
-     * 32 = qs * B + qr, the step from one of a lane's outputs to the next */
+     * columns and outputs), folded down its R elements in shared memory in order; where slabs
+     * are a multiple of 128 bytes long, from row q / B % R on and round (each output's order
+     * fixed), else a column's element of every slab falls in one bank: [4194304, 32, 3] f32
+     * over 1 (384-byte slabs, 11 lanes a bank) 571 -> 395 us, [2097152, 64, 3] 932 -> 381 (H200).
+     * Not for other slabs: the lanes' two loops of different lengths then cost more than the
+     * conflicts they spread ([4194304, 16, 3] 203 -> 262 us, f16 116 -> 226, [2097152, 8, 17]
+     * 295 -> 410). (qs, qr) is 32 = qs * B + qr, the step from one of a lane's outputs to the
+     * next */
     const int nb = (int)a.b, nrow = (int)(a.k / a.b), qs = 32 / nb, qr = 32 - qs * nb;
+    const bool stagger = nb > 1 && a.k * (int64_t)sizeof(T) % 128 == 0;
     const int row_l = lane / nb, col_l = lane - row_l * nb;
 
     /* the rows of tile t, held in slice sw */
@@ -1180,18 +1187,24 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
             for (int q = lane; q < nr * nb; q += 32) {
                 const T *x = se + row * (int)a.k + c;
                 A acc = op.identity();
-                int r = 0;
-                for (; r + 4 <= nrow; r += 4) {
-                    T e[4];
+                /* rows lo .. hi - 1 of the column, 4 loads at once */
+                auto fold_rows = [&](int lo, int hi) {
+                    int r = lo;
+                    for (; r + 4 <= hi; r += 4) {
+                        T e[4];
 #pragma unroll
-                    for (int i = 0; i < 4; i++)
-                        e[i] = x[(r + i) * nb];
+                        for (int i = 0; i < 4; i++)
+                            e[i] = x[(r + i) * nb];
 #pragma unroll
-                    for (int i = 0; i < 4; i++)
-                        acc = fold_elem(op, acc, e[i], (int64_t)(r + i));
-                }
-                for (; r < nrow; r++)
-                    acc = fold_elem(op, acc, x[r * nb], (int64_t)r);
+                        for (int i = 0; i < 4; i++)
+                            acc = fold_elem(op, acc, e[i], (int64_t)(r + i));
+                    }
+                    for (; r < hi; r++)
+                        acc = fold_elem(op, acc, x[r * nb], (int64_t)r);
+                };
+                const int r0 = stagger ? row % nrow : 0;
+                fold_rows(r0, nrow);
+                fold_rows(0, r0);
                 store_stream(o + q, op.finalize(acc, a.red_n));
                 row += qs;
                 c += qr;
