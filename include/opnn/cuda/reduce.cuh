@@ -23,11 +23,13 @@
  *                       one row, 8 deep), a shuffle tree per output. Rows of any alignment.
  *   row_vec_kernel      ROW of 2..32 whole 16-byte vectors, rows contiguous: a warp reads 32
  *                       consecutive vectors; groups of G lanes reduce a row each, a warp tile's
- *                       OPNN_CUDA_UNROLL rows a group together (group_reduce_rows).
+ *                       OPNN_CUDA_UNROLL rows a group together (group_reduce_rows). Also MIDDLE
+ *                       slabs [R, B] of B columns dividing a vector or filling 1 or 2.
  *   row_tile_kernel     ROW of contiguous rows of K * size <= 512 bytes: warp tiles of whole rows
  *                       (packs of P rows that end on a 16-byte boundary, up to 6.5 KB) copied
  *                       into shared memory with cp.async, the next tile in flight while this
  *                       one is reduced; a lane a row (tiles of 32 rows or more) or G lanes a row.
+ *                       Also MIDDLE slabs [R, B] as rows, a lane an output (a slab's column).
  *   row_pack_kernel     (launched for ROW_TILE plans) rows of up to 32 bytes from an aligned
  *                       start: a warp reads its 32 groups' vectors coalesced, passes them
  *                       through shared memory, and each lane folds its own group's rows.
@@ -1997,12 +1999,13 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
             slice = udiv(su, p.a * p.tiles - w0);
             t = w0 + su - slice * (p.a * p.tiles - w0);
         } else {
-            t = w0 + (p.split == 1 ? su : udiv(su, p.split));
+            t = w0 + (EXT && p.split == 1 ? su : udiv(su, p.split));
             slice = su - (t - w0) * p.split;
         }
-        /* (no division where the divisor is 1: warp units of one-tile middles, a unit a 4 KB
-         * slab, spent three 32-bit divisions a unit) */
-        const int64_t ai = p.tiles == 1 ? t : udiv(t, p.tiles), tile = t - ai * p.tiles;
+        /* (EXT: no division where the divisor is 1: warp units of one-tile middles, a unit a
+         * 4 KB slab, spent three 32-bit divisions a unit. Not in the other kernels: the f32 exact
+         * shift kernels then spilled 4 bytes, and f16 super-rows ran 4-7% slower, H200) */
+        const int64_t ai = EXT && p.tiles == 1 ? t : udiv(t, p.tiles), tile = t - ai * p.tiles;
         const int64_t b0 = tile * W + (int64_t)tx * VEC;
         /* slabs and warp units in a separate instantiation (EXT): they cost 3-5 registers, and
          * the 64 a thread of 4 blocks an SM then spilled */
@@ -2274,19 +2277,18 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
             res[e] = fold<Op, NACC>(op, f);
         }
 
-        /* res[e] is column oc + e of the tile's, column t0 + oc + e */
-        const int64_t t0 = tile * WT, ncols = min(WT, p.b - t0), oc = tx * VEC;
         /* warp units (no split, no block tree): the warp's rows reduced and scattered, each lane
          * left with `count` of its tx's VEC columns (VEC - 1 + log2(BY / VEC) shuffles a lane
          * where a butterfly a column takes VEC log2 BY), and each column stored by one lane */
         if (WU && !PH && BX < 32) {
             const rows_reduced rr =
                 group_reduce_rows<Op, VEC>(op, res, 32, (int)(threadIdx.x & 31), BX);
+            const int64_t c0 = tile * WT + tx * VEC + rr.first, nc = p.b - c0;
             if (rr.lead)
 #pragma unroll
                 for (int k = 0; k < VEC; k++)
-                    if (k < rr.count && oc + rr.first + k < ncols)
-                        out[ai * p.b + t0 + oc + rr.first + k] = op.finalize(res[k], p.red_n);
+                    if (k < rr.count && k < nc)
+                        out[ai * p.b + c0 + k] = op.finalize(res[k], p.red_n);
             continue;
         }
         /* the rows of a warp first (lanes of one column are BX apart), by shuffles: a column
@@ -2330,6 +2332,8 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
             __syncthreads();
         }
 
+        /* res[e] is column oc + e of the tile's, column t0 + oc + e */
+        const int64_t t0 = tile * WT, ncols = min(WT, p.b - t0), oc = tx * VEC;
         const bool own = ty == 0;
         if (p.split == 1 || whole) {
             if (own)
