@@ -596,6 +596,9 @@ static int64_t row_tiles_grid(int64_t units, int block, int64_t slots)
                         (int64_t)0x7fffffff));
 }
 
+/* A ROW_TILE warp tile's bytes at most (6.5 KB). */
+#define ROW_TILE_BYTES (OPNN_CUDA_ROW_TILE_MAX_VEC * 16)
+
 /* ROW_TILE's pack: the fewest consecutive rows of row_bytes (at most max_bytes) that end on a
  * 16-byte boundary (16 / gcd(row_bytes, 16)), and the vectors they span. 0 if the rows are too
  * long for a tile. */
@@ -607,6 +610,13 @@ static int64_t row_tile_pack(int64_t row_bytes, int64_t max_bytes, int64_t *pack
         return 0;
     *pack_vec = nv;
     return 16 / g;
+}
+
+/* Rows of row_bytes a ROW_TILE tile takes: as many rounds of round_rows (whole packs) as fit
+ * its bytes, one at least. */
+static int64_t row_tile_rows(int64_t round_rows, int64_t row_bytes)
+{
+    return round_rows * imax(1, ROW_TILE_BYTES / (round_rows * row_bytes));
 }
 
 /* ROW_TILE serves contiguous rows (one, or rows k apart) whose pack fits a tile. */
@@ -627,7 +637,6 @@ static bool row_tile_serves(const opnn_reduce_plan *p, const inner_view *v)
  * 1 against the tile (us, H200, session 36): [4194304, 16, 3] 1595 -> 203, [4194304, 8, 6] 1556
  * -> 211, [2097152, 16, 12] 979 -> 395, [1048576, 8, 40] 469 -> 346, [262144, 64, 6] 175 -> 104;
  * [2097152, 8, 17], a block a slab, 11427 -> 295. */
-#define MIDDLE_TILE_MAX_BYTES (OPNN_CUDA_ROW_TILE_MAX_VEC * 16)
 #define MIDDLE_TILE_MIN_OUTPUTS 16
 
 static bool middle_tile_serves(const opnn_reduce_plan *p)
@@ -637,9 +646,8 @@ static bool middle_tile_serves(const opnn_reduce_plan *p)
     if (p->cls != OPNN_CLASS_MIDDLE || p->b < 2 || p->r_stride != p->b ||
         (p->a > 1 && p->a_stride != p->r * p->b))
         return false;
-    pack = row_tile_pack(slab, MIDDLE_TILE_MAX_BYTES, &pack_vec);
-    return pack > 0 &&
-           pack * (MIDDLE_TILE_MAX_BYTES / (pack * slab)) * p->b >= MIDDLE_TILE_MIN_OUTPUTS;
+    pack = row_tile_pack(slab, ROW_TILE_BYTES, &pack_vec);
+    return pack > 0 && row_tile_rows(pack, slab) * p->b >= MIDDLE_TILE_MIN_OUTPUTS;
 }
 
 /* Lanes a row: one while 32 rows fit a warp tile of OPNN_CUDA_ROW_TILE_MAX_VEC vectors, else the
@@ -658,15 +666,15 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     const bool slabs = p->cls == OPNN_CLASS_MIDDLE;
     int64_t es = (int64_t)esize_of(p->dtype), k = slabs ? p->r * p->b : v->k,
             c = slabs ? p->a : v->c;
-    int64_t row_bytes = k * es, pack_vec = 0, max_bytes = OPNN_CUDA_ROW_TILE_MAX_VEC * 16;
-    int64_t pack = row_tile_pack(
-        row_bytes, slabs ? MIDDLE_TILE_MAX_BYTES : OPNN_CUDA_ROW_TILE_MAX_BYTES, &pack_vec);
+    int64_t row_bytes = k * es, pack_vec = 0;
+    int64_t pack =
+        row_tile_pack(row_bytes, slabs ? ROW_TILE_BYTES : OPNN_CUDA_ROW_TILE_MAX_BYTES, &pack_vec);
     int64_t g = 1, round_rows, rows;
 
-    while (!slabs && g < 32 && (32 / g) * row_bytes > max_bytes)
+    while (!slabs && g < 32 && (32 / g) * row_bytes > ROW_TILE_BYTES)
         g *= 2;
     round_rows = slabs ? pack : imax(32 / g, pack);
-    rows = round_rows * imax(1, max_bytes / (round_rows * row_bytes));
+    rows = row_tile_rows(round_rows, row_bytes);
     launch_reset(l, OPNN_FAMILY_ROW_TILE, OPNN_KERNEL_ROW_TILE);
     l->block = OPNN_CUDA_ROW_TILE_BLOCK;
     l->vec = (int)(16 / es);
