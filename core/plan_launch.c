@@ -630,24 +630,96 @@ static bool row_tile_serves(const opnn_reduce_plan *p, const inner_view *v)
 }
 
 /* ROW_TILE also serves MIDDLE views [A, R, B] of contiguous slabs (r_stride B, a_stride R * B)
- * whose pack fits a tile and whose tile holds at least half a warp of outputs: each slab a row of
- * the tile, each lane an output (a column of a slab) folded down its R elements in shared memory
- * (fewer outputs than lanes leave lanes idle while the others fold long columns). A warp
- * a slab (the column kernel's warp units) waited a round trip for a few hundred bytes, f32 over
- * 1 against the tile (us, H200, session 36): [4194304, 16, 3] 1595 -> 203, [4194304, 8, 6] 1556
- * -> 211, [2097152, 16, 12] 979 -> 395, [1048576, 8, 40] 469 -> 346, [262144, 64, 6] 175 -> 104;
- * [2097152, 8, 17], a block a slab, 11427 -> 295. */
-#define MIDDLE_TILE_MIN_OUTPUTS 16
-
+ * whose pack fits a tile: each slab a row of the tile, each output (a column of a slab) folded
+ * down its R elements in shared memory by g lanes (tile_col_lanes). A warp a slab (the column
+ * kernel's warp units) waited a round trip for a few hundred bytes, f32 over 1 against the tile
+ * (us, H200, session 36): [4194304, 16, 3] 1595 -> 203, [4194304, 8, 6] 1556 -> 211, [2097152,
+ * 16, 12] 979 -> 395, [1048576, 8, 40] 469 -> 346, [262144, 64, 6] 175 -> 104; [2097152, 8, 17],
+ * a block a slab, 11427 -> 295. Tiles of fewer than 16 outputs stayed on the column kernel
+ * until g lanes an output (session 37): f32 [1048576, 128, 3] 673 -> 375, [1048576, 100, 5] 984
+ * -> 535, [524288, 200, 7] 942 -> 674, [131072, 512, 3] 294 -> 183, f64 [1048576, 64, 3] 513
+ * -> 384, f16 [65536, 1024, 3] 253 -> 95; f16 [131072, 256, 8] 126 either way. */
 static bool middle_tile_serves(const opnn_reduce_plan *p)
 {
-    int64_t slab = p->r * p->b * (int64_t)esize_of(p->dtype), pack_vec = 0, pack;
+    int64_t slab = p->r * p->b * (int64_t)esize_of(p->dtype), pack_vec = 0;
 
     if (p->cls != OPNN_CLASS_MIDDLE || p->b < 2 || p->r_stride != p->b ||
         (p->a > 1 && p->a_stride != p->r * p->b))
         return false;
-    pack = row_tile_pack(slab, ROW_TILE_BYTES, &pack_vec);
-    return pack > 0 && row_tile_rows(pack, slab) * p->b >= MIDDLE_TILE_MIN_OUTPUTS;
+    return row_tile_pack(slab, ROW_TILE_BYTES, &pack_vec) > 0;
+}
+
+/* Shared-memory wavefronts a ROW_TILE warp takes to fold the columns of tiles of `rows` slabs
+ * [k / b, b] of es bytes, g lanes an output (q = slab * b + column, 32 / g a round; lane h of
+ * the g takes rows h, h + g, ...), one element a lane each step: at each step, the most distinct
+ * 4-byte words any bank serves, summed over the first rounds and steps (a bank serves one word
+ * a wavefront; lanes on one word share it). rot: a lane starts at its (slab mod its rows)-th row
+ * and goes round (the kernel's stagger). */
+static int64_t tile_col_wavefronts(int64_t k, int64_t b, int64_t es, int64_t rows, int64_t g,
+                                   bool rot, int64_t *count)
+{
+    const int64_t nrow = k / b, per = 32 / g, nq = rows * b;
+    const int64_t rounds = imin(cdiv(nq, per), 8), steps = imin(nrow / g, 32);
+    int64_t total = 0;
+
+    *count = rounds * steps;
+
+    for (int64_t q0 = 0; q0 < rounds * per; q0 += per)
+        for (int64_t j = 0; j < steps; j++) {
+            int64_t word[64];
+            int nw = 0, worst = 0;
+
+            for (int64_t lane = 0; lane < 32 && q0 + lane / g < nq; lane++) {
+                const int64_t q = q0 + lane / g, h = lane % g, s = q / b;
+                const int64_t nh = (nrow - h + g - 1) / g, r = h + g * ((rot ? s + j : j) % nh);
+                const int64_t byte = (s * k + r * b + q % b) * es;
+                for (int64_t w = byte / 4; w <= (byte + es - 1) / 4; w++) {
+                    bool seen = false;
+                    for (int i = 0; i < nw && !seen; i++)
+                        seen = word[i] == w;
+                    if (!seen)
+                        word[nw++] = w;
+                }
+            }
+            for (int bank = 0; bank < 32; bank++) {
+                int n = 0;
+                for (int i = 0; i < nw; i++)
+                    n += word[i] % 32 == bank;
+                worst = n > worst ? n : worst;
+            }
+            total += worst;
+        }
+    return total;
+}
+
+/* Lanes an output for ROW_TILE's slabs (g, a power of two up to 16, at most the column's nrow
+ * rows): enough that a lane folds 32 rows or fewer, and as many as a warp holds for the tile's
+ * nout outputs if that is more. A lane's fold down its column is a chain of dependent additions,
+ * so long columns over few lanes left most of the warp idle and the rest waiting (us, H200,
+ * session 37, against g = 1): f32 [1048576, 128, 3] 537 -> 374 (g 4), [131072, 512, 3] 309 ->
+ * 183 (16), [262144, 400, 4] 525 -> 378 (16), f16 [65536, 1024, 3] 334 -> 94 (16; 32 lanes
+ * 100), [1048576, 128, 3] 528 -> 198 (4: three rounds of 8 outputs beat one of 24; g 8 245). */
+static int64_t tile_col_lanes(int64_t nrow, int64_t nout)
+{
+    int64_t g = 1;
+
+    while (g < 16 && g * 2 <= nrow && (cdiv(nrow, g) > 32 || nout * g * 2 <= 32))
+        g *= 2;
+    return g;
+}
+
+/* ROW_TILE slabs' columns from a staggered row: where the banks' wavefronts a step average 4
+ * times the fewest a warp's loads of es bytes need, or more, and staggering takes fewer. Below
+ * that the stagger's index arithmetic cost more than the conflicts (us, H200, session 37, plain
+ * against staggered, g = 1 unless named): f32 [4194304, 32, 3] (9 wavefronts a step) 572 ->
+ * 387, [2097152, 64, 3] (8) 537 -> 384, [262144, 64, 6] (4) 102 -> 101; f16 [1048576, 128, 3]
+ * g 4 (3.3) 200 -> 236, [2097152, 8, 16] (2) 188 -> 261, f32 [4194304, 8, 6] (2.7) 210 -> 237 */
+static bool tile_col_stagger(int64_t k, int64_t b, int64_t es, int64_t rows, int64_t g)
+{
+    int64_t n = 0, plain = tile_col_wavefronts(k, b, es, rows, g, false, &n);
+    const int64_t least = imax(1, 32 * es / 128);
+
+    return plain >= 4 * least * n && tile_col_wavefronts(k, b, es, rows, g, true, &n) < plain;
 }
 
 /* Lanes a row: one while 32 rows fit a warp tile of OPNN_CUDA_ROW_TILE_MAX_VEC vectors, else the
@@ -675,6 +747,8 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
         g *= 2;
     round_rows = slabs ? pack : imax(32 / g, pack);
     rows = row_tile_rows(round_rows, row_bytes);
+    if (slabs)
+        g = tile_col_lanes(p->r, rows * p->b);
     launch_reset(l, OPNN_FAMILY_ROW_TILE, OPNN_KERNEL_ROW_TILE);
     l->block = OPNN_CUDA_ROW_TILE_BLOCK;
     l->vec = (int)(16 / es);
@@ -685,6 +759,7 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     l->units = imax(1, cdiv(c / pack, rows / pack)); /* block 0: the rows past the last pack */
     l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_ROW_TILE_BLOCK,
                                device_slots(props, OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM));
+    l->ranges = slabs && tile_col_stagger(k, p->b, es, rows, g) ? 2 : 1;
 }
 
 /* Lanes per row for ROW_VEC: rows of 2..32 whole 16-byte vectors (a power of two), contiguous

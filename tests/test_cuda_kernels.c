@@ -324,11 +324,13 @@ static const shape_case family_cases[] = {
     {"middle_slab_b16", 3, S(1001, 8, 16), S(0), false, 1, S(1), 0},
     {"middle_slab_b16_offset", 3, S(257, 2, 16), S(0), false, 1, S(1), 1},
     {"middle_slab_b16_g128", 3, S(129, 32, 16), S(0), false, 1, S(1), 0},
-    /* other contiguous slabs whose pack fits a tile of 16 outputs or more (ROW_TILE, a slab a
-     * row of the tile, a lane an output): slabs of 3 columns (packs of 1, 2, 4 or 8 slabs by
-     * dtype), 17 (f64: 1088 bytes), 24 of 16 rows (f64: 3 KB, 2 a tile), a slab of 3 rows, an
-     * unaligned start, more slabs than whole packs (block 0 takes the rest); 3 columns of 128
-     * rows (4 a tile at most: 12 outputs) and gapped slabs the column kernel */
+    /* other contiguous slabs whose pack fits a tile (ROW_TILE, a slab a row of the tile, g lanes
+     * an output): slabs of 3 columns (packs of 1, 2, 4 or 8 slabs by dtype; f32 and f64 from a
+     * staggered row), 17 (f64: 1088 bytes), 24 of 16 rows (f64: 3 KB, 2 a tile), a slab of 3
+     * rows, an unaligned start, more slabs than whole packs (block 0 takes the rest); gapped
+     * slabs the column kernel. Columns over g lanes (rows h, h + g, ... each, then shuffles):
+     * 64 rows, g = 2 (f32, f16 staggered); 128 rows, g = 4; 129 rows, g = 8 (lanes of 17 and
+     * 16 rows); a tile of one slab, 5 columns of 300 rows or 2 of 776, g = 16 */
     {"middle_tile_b3", 3, S(3001, 16, 3), S(0), false, 1, S(1), 0},
     {"middle_tile_b17", 3, S(1001, 8, 17), S(0), false, 1, S(1), 0},
     {"middle_tile_b24", 3, S(301, 16, 24), S(0), false, 1, S(1), 0},
@@ -336,7 +338,11 @@ static const shape_case family_cases[] = {
     {"middle_tile_offset", 3, S(777, 5, 6), S(0), false, 1, S(1), 1},
     {"middle_tile_packs", 3, S(1003, 3, 3), S(0), false, 1, S(1), 0},
     {"middle_tile_gapped", 3, S(500, 16, 3), S(64, 3, 1), true, 1, S(1), 0},
+    {"middle_tile_lanes2_stagger", 3, S(301, 64, 3), S(0), false, 1, S(1), 0},
     {"middle_tile_few_outputs", 3, S(301, 128, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_lanes_odd_rows", 3, S(301, 129, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_one_slab", 3, S(203, 300, 5), S(0), false, 1, S(1), 0},
+    {"middle_tile_lanes16", 3, S(101, 776, 2), S(0), false, 1, S(1), 0},
     /* rows 2 or 4 bytes off 16 (f16, f32) in several slabs, gapped rows 4 or 2 bytes off with
      * a pointer off too, and aligned rows with a pointer off 16 bytes (8 for f64, i64): the
      * column kernel's narrower items, from every row offset */

@@ -1230,6 +1230,11 @@ static void check_launch(const opnn_reduce_plan *p)
         assert_true(l->tiles >= 1 && l->tiles <= OPNN_CUDA_ROW_TILE_MAX_VEC);
         assert_true(l->block / 32 * 2 * l->tiles * 16 <= 48 * 1024); /* two tiles a warp */
         assert_true(l->grid_x <= (l->units + l->block / 32 - 1) / (l->block / 32));
+        /* lanes a row (a slab's output): a power of two, each with a row of its own; the
+         * staggered columns (ranges 2) only for slabs */
+        assert_true(l->sub >= 1 && l->sub <= 32 && (l->sub & (l->sub - 1)) == 0);
+        assert_true(p->cls != OPNN_CLASS_MIDDLE || l->sub <= p->r);
+        assert_true(l->ranges == 1 || (l->ranges == 2 && p->cls == OPNN_CLASS_MIDDLE));
     } else if (l->family == OPNN_FAMILY_OUTER_INNER && l->block != OPNN_CUDA_BLOCK) {
         /* units of a few loads a thread: 64 or 128 threads, more units than slots, no split */
         assert_true(l->block == OPNN_CUDA_BLOCK / 4 || l->block == OPNN_CUDA_BLOCK / 2);
@@ -1481,6 +1486,7 @@ static void launch__warp_unit_grid(void **state)
         {{131072, 256, 8}, "f16", 1, 131072, 528},  /* 4 KB: 32 KB a block, persistent */
         {{16384, 256, 4}, "f32", 1, 16384, 528},    /* 4 KB */
     };
+    /* the column kernel's (the planner gives the 4 KB slabs to ROW_TILE, g lanes an output) */
     const int64_t ax1[1] = {1};
     (void)state;
 
@@ -1488,7 +1494,7 @@ static void launch__warp_unit_grid(void **state)
         opnn_reduce_plan p;
 
         plan_dtype_for(&p, 3, cases[i].shape, 1, ax1, ts_dtype(cases[i].dtype));
-        opnn__reduce_plan_launch(&p, &h200);
+        assert_true(opnn__reduce_launch_family(&p, &h200, OPNN_FAMILY_MIDDLE));
         check_launch(&p);
         assert_int_equal(p.launch.kernel, OPNN_KERNEL_OUTER);
         assert_int_equal(p.launch.ranges, 1);
@@ -1888,8 +1894,9 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 3, b2l, 1, ax1, "f32"); /* 128 vectors: 32 lanes of 4 */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     assert_int_equal(p.launch.sub, 128);
-    h200_launch(&p, 3, b2xl, 1, ax1, "f32"); /* 256 vectors: the column kernel */
-    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    h200_launch(&p, 3, b2xl, 1, ax1, "f32"); /* 256 vectors: ROW_TILE, 16 lanes an output */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.sub, 16);
     h200_launch(&p, 3, b2x, 1, ax1, "f32"); /* 24 vectors a slab: not a power of two */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     h200_launch(&p, 3, b8, 1, ax1, "f16"); /* rows of one whole vector: 8 columns */
@@ -1919,10 +1926,9 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     assert_int_equal(p.launch.chunk, 1);
 
-    /* other contiguous slabs whose pack fits a tile of at least 16 outputs: ROW_TILE, a slab a
-     * row of the tile, a lane an output; whole packs a tile (192-byte slabs: a pack of one, 34
-     * a tile of 408 vectors); fewer outputs a tile, rows of 2 vectors (ROW_VEC) and gapped
-     * slabs elsewhere */
+    /* other contiguous slabs whose pack fits a tile: ROW_TILE, a slab a row of the tile, g
+     * lanes an output; whole packs a tile (192-byte slabs: a pack of one, 34 a tile of 408
+     * vectors); rows of 2 vectors (ROW_VEC), slabs past a tile and gapped slabs elsewhere */
     const int64_t t3[3] = {4194304, 16, 3}, t17[3] = {2097152, 8, 17}, t24[3] = {1048576, 16, 24},
                   t2k[3] = {4096, 32, 17}, t3s[3] = {4096, 3, 3}, t3l[3] = {4096, 128, 3};
     h200_launch(&p, 3, t3, 1, ax1, "f32");
@@ -1949,11 +1955,36 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.chunk, 2);
     h200_launch(&p, 3, t2k, 1, ax1, "f32"); /* 2176 bytes: 3 a tile, 51 outputs */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    /* g lanes an output: at most 32 rows a lane, as many lanes as a warp holds for the tile's
+     * outputs, 16 at most; columns from a staggered row only where the banks' wavefronts a
+     * step average 4 times the least or more (slabs of 3 columns a multiple of 128 bytes) */
+    h200_launch(&p, 3, t3, 1, ax1, "f32"); /* 9 wavefronts a step plain, 1 staggered */
+    assert_int_equal(p.launch.sub, 1);
+    assert_int_equal(p.launch.ranges, 2);
+    h200_launch(&p, 3, t3, 1, ax1, "f16"); /* 2.9: plain */
+    assert_int_equal(p.launch.sub, 1);
+    assert_int_equal(p.launch.ranges, 1);
     h200_launch(&p, 3, t3l, 1, ax1, "f32"); /* 1536 bytes: 4 a tile, 12 outputs */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.chunk, 4);
+    assert_int_equal(p.launch.sub, 4); /* 128 rows: 32 a lane */
+    assert_int_equal(p.launch.ranges, 1);
+    const int64_t t3m[3] = {4096, 64, 3}, t3xl[3] = {4096, 1024, 3}, t2xl[3] = {4096, 776, 2};
+    h200_launch(&p, 3, t3m, 1, ax1, "f32"); /* 768 bytes: 8 a tile, 24 outputs, 64 rows */
+    assert_int_equal(p.launch.sub, 2);
+    assert_int_equal(p.launch.ranges, 2);
+    h200_launch(&p, 3, t3xl, 1, ax1, "f16"); /* 6 KB: 3 outputs */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.sub, 16);
+    h200_launch(&p, 3, t2xl, 1, ax1, "f32"); /* 6208 bytes: 2 outputs */
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.sub, 16);
+    h200_launch(&p, 3, t3xl, 1, ax1, "f32"); /* 12 KB: past a tile */
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
     const int64_t f16m[3] = {131072, 256, 8}; /* 4 KB: 1 a tile, 8 outputs */
     h200_launch(&p, 3, f16m, 1, ax1, "f16");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.sub, 8);
     h200_launch(&p, 3, b8, 1, ax1, "f32"); /* rows of 2 vectors: ROW_VEC first */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     const int64_t t3gap[3] = {64, 3, 1}; /* slabs 64 elements apart: 16 elements of gap */

@@ -65,7 +65,12 @@ extern "C" {
 ///    OPNN_KERNEL_ROW_VEC (a version 16 launcher refused them as an internal error), and MIDDLE
 ///    plans of contiguous slabs whose pack fits a ROW_TILE tile OPNN_KERNEL_ROW_TILE: each slab
 ///    [R, B] a row of the tile, B outputs (a version 16 launcher would reduce each slab to one).
-#define OP_ABI_VERSION 17u
+/// 18: ROW_TILE's slab plans (MIDDLE) carry the lanes an output in launch.sub (lane h of them
+///    folding rows h, h + sub, ... of the column, the partials combined by shuffles) and mark
+///    columns folded from a staggered row with launch.ranges 2 (1 otherwise); ROW_TILE's ranges
+///    is 1 elsewhere. A version 17 launcher ran a lane an output and staggered by slab length:
+///    correct, but not the plan.
+#define OP_ABI_VERSION 18u
 
 /// Attribute value types.
 typedef enum op_attr_type {

@@ -128,7 +128,8 @@ typedef struct opnn_launch {
     int64_t tiles;          /* OUTER: column tiles per A index; ROW_TILE: vectors per tile */
     int vec;                /* elements per 16-byte vector load (1: scalar loads); OUTER: per
                                load of 16, 8 or 4 bytes, the widest every row start allows */
-    int sub;                /* lanes per range (INNER), per output (GENERIC), BX (OUTER) */
+    int sub;                /* lanes per range (INNER), per output (GENERIC, ROW_TILE's
+                               slabs), per row (ROW_TILE's rows), BX (OUTER) */
     int ranges;             /* INNER_BLOCK, INNER_GROUP: ranges (rows, segments, pieces) in
                                flight per group, each OPNN_CUDA_UNROLL / ranges vectors deep:
                                1, 2 or OPNN_CUDA_UNROLL; also 2 * OPNN_CUDA_UNROLL: one range
@@ -142,7 +143,8 @@ typedef struct opnn_launch {
                                for rows off 16 bytes read as the vectors that cover them (sub
                                32 or 16, tiles of segs vectors' columns), 2 * OPNN_CUDA_UNROLL
                                for a block a unit with 16-byte loads twice as deep (a kernel
-                               for 2 blocks an SM), else a block a unit */
+                               for 2 blocks an SM), else a block a unit; ROW_TILE: 2 where a
+                               MIDDLE slab's columns fold from a staggered row, else 1 */
     int64_t whole;          /* OUTER, OPNN_CUDA_SHIFT_RANGES: units 0 .. whole - 1 are whole
                                tiles (tile index = unit, every row, no partials); the a * tiles
                                - whole tiles after them are split, `split` slices of `chunk`

@@ -989,6 +989,7 @@ struct rowtile_args {
     int g, log2g;  /* lanes a row (a power of two) */
     int chunk;     /* bytes one shared-memory read takes: gcd(k * size, 16) */
     int aligned;   /* in is 16-byte aligned: vector loads; else element loads */
+    int stagger;   /* b > 1: slab s folds its columns from row s mod (k / b) on (launch.ranges 2) */
 };
 
 /* One row of the tile at `row` (shared memory), read as chunks of C (k * size is a multiple of
@@ -1163,19 +1164,21 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
     /* rows folded from the 16-byte vectors that cover them (tile_row_fold_vecs) */
     const bool vecs = a.chunk <= 4 && row_bytes >= OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES;
 
-    /* MIDDLE slabs [R, B] (b > 1): lane j of the warp takes outputs j, j + 32, ... of the
-     * tile's nr * B, output q being column q % B of slab q / B (consecutive lanes, consecutive
-     * columns and outputs), folded down its R elements in shared memory in order; where slabs
-     * are a multiple of 128 bytes long, from row q / B % R on and round (each output's order
-     * fixed), else a column's element of every slab falls in one bank: [4194304, 32, 3] f32
-     * over 1 (384-byte slabs, 11 lanes a bank) 571 -> 395 us, [2097152, 64, 3] 932 -> 381 (H200).
-     * Not for other slabs: the lanes' two loops of different lengths then cost more than the
-     * conflicts they spread ([4194304, 16, 3] 203 -> 262 us, f16 116 -> 226, [2097152, 8, 17]
-     * 295 -> 410). (qs, qr) is 32 = qs * B + qr, the step from one of a lane's outputs to the
-     * next */
-    const int nb = (int)a.b, nrow = (int)(a.k / a.b), qs = 32 / nb, qr = 32 - qs * nb;
-    const bool stagger = nb > 1 && a.k * (int64_t)sizeof(T) % 128 == 0;
-    const int row_l = lane / nb, col_l = lane - row_l * nb;
+    /* MIDDLE slabs [R, B] (b > 1): the g lanes j * g .. j * g + g - 1 of the warp (g = a.g, a
+     * power of two) take outputs j, j + 32 / g, ... of the tile's nr * B, output q being column
+     * q % B of slab q / B (consecutive lanes, consecutive columns and outputs); lane h of the g
+     * folds the column's rows h, h + g, ... in shared memory in order and the g partials are
+     * combined by shuffles (g > 1 where a tile holds fewer than 32 outputs). Where the planner
+     * finds the lanes' banks collide (a.stagger: slabs a multiple of 128 bytes put a column's
+     * element of every slab in one bank, 11 lanes a bank for [4194304, 32, 3] f32) a lane starts
+     * from its (slab mod its rows)-th row instead and goes round, one loop of its rows for every
+     * lane (each output's order fixed). (qs, qr) is 32 / g = qs * B + qr, the step from one of a
+     * lane's outputs to the next */
+    const int nb = (int)a.b, nrow = (int)(a.k / a.b), gh = lane & (a.g - 1);
+    const int per = 32 >> a.log2g, qs = per / nb, qr = per - qs * nb;
+    const int nh = (nrow - gh + a.g - 1) >> a.log2g; /* rows of a column lane gh folds */
+    const bool stagger = nb > 1 && a.stagger;
+    const int row_l = (lane >> a.log2g) / nb, col_l = (lane >> a.log2g) - row_l * nb;
 
     /* the rows of tile t, held in slice sw */
     auto reduce_tile = [&](int64_t t, const uint4 *sw) {
@@ -1185,35 +1188,61 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
         if (nb > 1) {
             const T *se = reinterpret_cast<const T *>(sw);
             typename Op::out_t *o = out + row0 * nb;
-            int row = row_l, c = col_l;
-            for (int q = lane; q < nr * nb; q += 32) {
-                const T *x = se + row * (int)a.k + c;
-                A acc = op.identity();
-                /* rows lo .. hi - 1 of the column, 4 loads at once */
-                auto fold_rows = [&](int lo, int hi) {
-                    int r = lo;
-                    for (; r + 4 <= hi; r += 4) {
-                        T e[4];
-#pragma unroll
-                        for (int i = 0; i < 4; i++)
-                            e[i] = x[(r + i) * nb];
-#pragma unroll
-                        for (int i = 0; i < 4; i++)
-                            acc = fold_elem(op, acc, e[i], (int64_t)(r + i));
-                    }
-                    for (; r < hi; r++)
-                        acc = fold_elem(op, acc, x[r * nb], (int64_t)r);
+            const int nout = nr * nb, step = a.g * nb;
+            /* the lane's nh rows of a column (x: its first) from its r0-th on, 4 loads at once;
+             * where Wrap (a staggered start), round to its first after its last, each index
+             * from r0 and i alone (a chain of index updates from one element to the next made
+             * every load wait on the one before) */
+            auto fold_col = [&](A &acc, const T *x, int r0, auto wrap) {
+                auto at = [&](int i) {
+                    const int r = r0 + i;
+                    return decltype(wrap)::value && r >= nh ? r - nh : r;
                 };
-                const int r0 = stagger ? row % nrow : 0;
-                fold_rows(r0, nrow);
-                fold_rows(0, r0);
-                store_stream(o + q, op.finalize(acc, a.red_n));
+                int i = 0;
+                for (; i + 4 <= nh; i += 4) {
+                    T e[4];
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+                        e[u] = x[at(i + u) * step];
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+                        acc = fold_elem(op, acc, e[u], (int64_t)(gh + at(i + u) * a.g));
+                }
+                for (; i < nh; i++)
+                    acc = fold_elem(op, acc, x[at(i) * step], (int64_t)(gh + at(i) * a.g));
+            };
+            auto fold_out = [&](A &acc, int row, int c) {
+                const T *x = se + row * (int)a.k + c + gh * nb;
+                if (stagger)
+                    fold_col(acc, x, row % nh, std::true_type());
+                else
+                    fold_col(acc, x, 0, std::false_type());
+            };
+            int row = row_l, c = col_l;
+            auto next_out = [&]() {
                 row += qs;
                 c += qr;
                 if (c >= nb) {
                     c -= nb;
                     row++;
                 }
+            };
+            if (a.g == 1) { /* a lane an output: no shuffles, each lane its own trip count */
+                for (int q = lane; q < nout; q += 32, next_out()) {
+                    A acc = op.identity();
+                    fold_out(acc, row, c);
+                    store_stream(o + q, op.finalize(acc, a.red_n));
+                }
+                return;
+            }
+            for (int q0 = 0; q0 < nout; q0 += per, next_out()) { /* warp-uniform: shuffles */
+                const int q = q0 + (lane >> a.log2g);
+                A acc = op.identity();
+                if (q < nout)
+                    fold_out(acc, row, c);
+                acc = group_reduce(op, acc, a.g);
+                if (q < nout && gh == 0)
+                    store_stream(o + q, op.finalize(acc, a.red_n));
             }
             return;
         }
@@ -2755,6 +2784,17 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
         while ((a.k * (int64_t)sizeof(T)) % a.chunk != 0)
             a.chunk /= 2;
         a.aligned = ((uintptr_t)in & 15u) == 0;
+        a.stagger = a.b > 1 && l.ranges == 2;
+        /* lanes a row (an output of a slab): a power of two up to 32, each with a row of its
+         * own (a slab's column has k / b) */
+        if (a.g < 1 || a.g > 32 || (a.g & (a.g - 1)) != 0 || (a.b > 1 && a.g > a.k / a.b)) {
+            if (msg && msg_len)
+                snprintf(msg, msg_len,
+                         "CUDA reduce: ROW_TILE with %d lanes a row for rows of %lld"
+                         " elements (%lld a column)",
+                         a.g, (long long)a.k, (long long)(a.k / a.b));
+            return OP_ERR_INTERNAL;
+        }
         /* rows of 32 bytes or less from an aligned start: a thread folds whole packs from
          * registers (row_pack_kernel, on a grid of its own); else the tile kernel */
         if (a.b == 1 && a.aligned && a.k * (int64_t)sizeof(T) <= kRowPackMaxBytes &&
