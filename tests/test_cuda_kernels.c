@@ -330,7 +330,8 @@ static const shape_case family_cases[] = {
      * rows, an unaligned start, more slabs than whole packs (block 0 takes the rest); gapped
      * slabs the column kernel. Columns over g lanes (rows h, h + g, ... each, then shuffles):
      * 64 rows, g = 2 (f32, f16 staggered); 128 rows, g = 4; 129 rows, g = 8 (lanes of 17 and
-     * 16 rows); a tile of one slab, 5 columns of 300 rows or 2 of 776, g = 16 */
+     * 16 rows); a tile of one slab, 5 columns of 300 rows or 2 of 776, g = 16; 2000-byte
+     * slabs, 2 a tile (whole sectors), g = 4 */
     {"middle_tile_b3", 3, S(3001, 16, 3), S(0), false, 1, S(1), 0},
     {"middle_tile_b17", 3, S(1001, 8, 17), S(0), false, 1, S(1), 0},
     {"middle_tile_b24", 3, S(301, 16, 24), S(0), false, 1, S(1), 0},
@@ -343,6 +344,7 @@ static const shape_case family_cases[] = {
     {"middle_tile_lanes_odd_rows", 3, S(301, 129, 3), S(0), false, 1, S(1), 0},
     {"middle_tile_one_slab", 3, S(203, 300, 5), S(0), false, 1, S(1), 0},
     {"middle_tile_lanes16", 3, S(101, 776, 2), S(0), false, 1, S(1), 0},
+    {"middle_tile_sectors", 3, S(301, 100, 5), S(0), false, 1, S(1), 0},
     /* rows 2 or 4 bytes off 16 (f16, f32) in several slabs, gapped rows 4 or 2 bytes off with
      * a pointer off too, and aligned rows with a pointer off 16 bytes (8 for f64, i64): the
      * column kernel's narrower items, from every row offset */

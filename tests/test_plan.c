@@ -1979,6 +1979,11 @@ static void launch__suite_shapes_on_h200(void **state)
     h200_launch(&p, 3, t2xl, 1, ax1, "f32"); /* 6208 bytes: 2 outputs */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     assert_int_equal(p.launch.sub, 16);
+    const int64_t t5[3] = {4096, 100, 5}; /* 2000 bytes: 2 a tile (3 would end mid-sector) */
+    h200_launch(&p, 3, t5, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(p.launch.chunk, 2);
+    assert_int_equal(p.launch.tiles, 250);
     h200_launch(&p, 3, t3xl, 1, ax1, "f32"); /* 12 KB: past a tile */
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
     const int64_t f16m[3] = {131072, 256, 8}; /* 4 KB: 1 a tile, 8 outputs */
