@@ -631,7 +631,7 @@ static bool row_tile_serves(const opnn_reduce_plan *p, const inner_view *v)
 
 /* ROW_TILE also serves MIDDLE views [A, R, B] of contiguous slabs (r_stride B, a_stride R * B)
  * whose pack fits a tile: each slab a row of the tile, each output (a column of a slab) folded
- * down its R elements in shared memory by g lanes (tile_col_lanes). A warp a slab (the column
+ * down its R elements in shared memory by g lanes (tile_col_plan). A warp a slab (the column
  * kernel's warp units) waited a round trip for a few hundred bytes, f32 over 1 against the tile
  * (us, H200, session 36): [4194304, 16, 3] 1595 -> 203, [4194304, 8, 6] 1556 -> 211, [2097152,
  * 16, 12] 979 -> 395, [1048576, 8, 40] 469 -> 346, [262144, 64, 6] 175 -> 104; [2097152, 8, 17],
@@ -666,25 +666,26 @@ static int64_t tile_col_wavefronts(int64_t k, int64_t b, int64_t es, int64_t row
 
     for (int64_t q0 = 0; q0 < rounds * per; q0 += per)
         for (int64_t j = 0; j < steps; j++) {
-            int64_t word[64];
-            int nw = 0, worst = 0;
+            int64_t word[64]; /* the step's distinct words, ascending */
+            int nw = 0, worst = 0, per_bank[32] = {0};
 
             for (int64_t lane = 0; lane < 32 && q0 + lane / g < nq; lane++) {
                 const int64_t q = q0 + lane / g, h = lane % g, s = q / b;
                 const int64_t nh = (nrow - h + g - 1) / g, r = h + g * ((rot ? s + j : j) % nh);
                 const int64_t byte = (s * k + r * b + q % b) * es;
                 for (int64_t w = byte / 4; w <= (byte + es - 1) / 4; w++) {
-                    bool seen = false;
-                    for (int i = 0; i < nw && !seen; i++)
-                        seen = word[i] == w;
-                    if (!seen)
-                        word[nw++] = w;
+                    int i = nw; /* lanes mostly ascend: the place is found from the end */
+                    while (i > 0 && word[i - 1] > w)
+                        i--;
+                    if (i > 0 && word[i - 1] == w)
+                        continue;
+                    memmove(word + i + 1, word + i, (size_t)(nw - i) * sizeof word[0]);
+                    word[i] = w;
+                    nw++;
                 }
             }
-            for (int bank = 0; bank < 32; bank++) {
-                int n = 0;
-                for (int i = 0; i < nw; i++)
-                    n += word[i] % 32 == bank;
+            for (int i = 0; i < nw; i++) {
+                const int n = ++per_bank[word[i] % 32];
                 worst = n > worst ? n : worst;
             }
             total += worst;
@@ -692,34 +693,41 @@ static int64_t tile_col_wavefronts(int64_t k, int64_t b, int64_t es, int64_t row
     return total;
 }
 
-/* Lanes an output for ROW_TILE's slabs (g, a power of two up to 16, at most the column's nrow
- * rows): enough that a lane folds 32 rows or fewer, and as many as a warp holds for the tile's
- * nout outputs if that is more. A lane's fold down its column is a chain of dependent additions,
- * so long columns over few lanes left most of the warp idle and the rest waiting (us, H200,
- * session 37, against g = 1): f32 [1048576, 128, 3] 537 -> 374 (g 4), [131072, 512, 3] 309 ->
- * 183 (16), [262144, 400, 4] 525 -> 378 (16), f16 [65536, 1024, 3] 334 -> 94 (16; 32 lanes
- * 100), [1048576, 128, 3] 528 -> 198 (4: three rounds of 8 outputs beat one of 24; g 8 245). */
-static int64_t tile_col_lanes(int64_t nrow, int64_t nout)
+/* Lanes an output for ROW_TILE's slabs (*g, a power of two up to 16 and at most the column's
+ * rows) and whether its columns fold from a staggered row (*stagger): the pair with the least
+ * cost, a tile's rounds (32 / g outputs each) times the loads a lane folds in a round, each
+ * weighed by the banks' wavefronts a step against the least a warp's loads of es bytes need
+ * (tile_col_wavefronts) and doubled where staggered (4 times for 16-bit: the stagger's index
+ * arithmetic, on a fold that is issue-bound), plus 4 a shuffle step and 32 a round; the smaller
+ * g, plain, on a tie. Fitted to 34 shapes swept over g and both folds (H200, session 37; the
+ * pick within 1% of the best on 31, 10% on f16 [2097152, 64, 3]). A lane's fold down a long
+ * column is a chain of dependent additions over few lanes (f32 [1048576, 128, 3] 537 -> 374 us
+ * at g 2, [131072, 512, 3] 309 -> 183 at 8, f16 [65536, 1024, 3] 334 -> 94 at 8), but rounds
+ * and shuffles cost more than they spread on 16-bit columns of 100 rows (f16 [2097152, 100, 5]
+ * 509 at g 1, 603 at 4) or bank conflicts do (f32 [4194304, 32, 3] 575 -> 388 staggered; f16
+ * [2097152, 8, 16] 161 plain, 243 staggered). */
+static void tile_col_plan(int64_t k, int64_t b, int64_t es, int64_t rows, int *g, bool *stagger)
 {
-    int64_t g = 1;
+    const int64_t nrow = k / b, nout = rows * b, least = imax(1, 32 * es / 128);
+    double best = 0;
 
-    while (g < 16 && g * 2 <= nrow && (cdiv(nrow, g) > 32 || nout * g * 2 <= 32))
-        g *= 2;
-    return g;
-}
+    *g = 1;
+    *stagger = false;
+    for (int64_t lanes = 1, lg = 0; lanes <= 16 && lanes <= nrow; lanes *= 2, lg++)
+        for (int rot = 0; rot < 2; rot++) {
+            int64_t n = 0, w = tile_col_wavefronts(k, b, es, rows, lanes, rot != 0, &n);
+            double ew = (double)w / (double)(n * least), cost;
 
-/* ROW_TILE slabs' columns from a staggered row: where the banks' wavefronts a step average 4
- * times the fewest a warp's loads of es bytes need, or more, and staggering takes fewer. Below
- * that the stagger's index arithmetic cost more than the conflicts (us, H200, session 37, plain
- * against staggered, g = 1 unless named): f32 [4194304, 32, 3] (9 wavefronts a step) 572 ->
- * 387, [2097152, 64, 3] (8) 537 -> 384, [262144, 64, 6] (4) 102 -> 101; f16 [1048576, 128, 3]
- * g 4 (3.3) 200 -> 236, [2097152, 8, 16] (2) 188 -> 261, f32 [4194304, 8, 6] (2.7) 210 -> 237 */
-static bool tile_col_stagger(int64_t k, int64_t b, int64_t es, int64_t rows, int64_t g)
-{
-    int64_t n = 0, plain = tile_col_wavefronts(k, b, es, rows, g, false, &n);
-    const int64_t least = imax(1, 32 * es / 128);
-
-    return plain >= 4 * least * n && tile_col_wavefronts(k, b, es, rows, g, true, &n) < plain;
+            ew = ew < 1 ? 1 : ew;
+            cost = (double)cdiv(nout * lanes, 32) *
+                   ((double)cdiv(nrow, lanes) * ew * (rot ? (es == 2 ? 4 : 2) : 1) +
+                    4.0 * (double)lg + 32.0);
+            if ((lanes == 1 && rot == 0) || cost < best) {
+                best = cost;
+                *g = (int)lanes;
+                *stagger = rot != 0;
+            }
+        }
 }
 
 /* Lanes a row: one while 32 rows fit a warp tile of OPNN_CUDA_ROW_TILE_MAX_VEC vectors, else the
@@ -742,6 +750,7 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     int64_t pack =
         row_tile_pack(row_bytes, slabs ? ROW_TILE_BYTES : OPNN_CUDA_ROW_TILE_MAX_BYTES, &pack_vec);
     int64_t g = 1, round_rows, rows;
+    bool stagger = false;
 
     while (!slabs && g < 32 && (32 / g) * row_bytes > ROW_TILE_BYTES)
         g *= 2;
@@ -752,8 +761,11 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
      * three 2000-byte slabs: 0.86 of read at size, H200 ncu) */
     if (rows > round_rows && (rows / pack * pack_vec) % 2 != 0)
         rows -= round_rows;
-    if (slabs)
-        g = tile_col_lanes(p->r, rows * p->b);
+    if (slabs) {
+        int lanes = 1;
+        tile_col_plan(k, p->b, es, rows, &lanes, &stagger);
+        g = lanes;
+    }
     launch_reset(l, OPNN_FAMILY_ROW_TILE, OPNN_KERNEL_ROW_TILE);
     l->block = OPNN_CUDA_ROW_TILE_BLOCK;
     l->vec = (int)(16 / es);
@@ -764,7 +776,7 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     l->units = imax(1, cdiv(c / pack, rows / pack)); /* block 0: the rows past the last pack */
     l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_ROW_TILE_BLOCK,
                                device_slots(props, OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM));
-    l->ranges = slabs && tile_col_stagger(k, p->b, es, rows, g) ? 2 : 1;
+    l->ranges = stagger ? 2 : 1;
 }
 
 /* Lanes per row for ROW_VEC: rows of 2..32 whole 16-byte vectors (a power of two), contiguous

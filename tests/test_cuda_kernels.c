@@ -328,10 +328,12 @@ static const shape_case family_cases[] = {
      * an output): slabs of 3 columns (packs of 1, 2, 4 or 8 slabs by dtype; f32 and f64 from a
      * staggered row), 17 (f64: 1088 bytes), 24 of 16 rows (f64: 3 KB, 2 a tile), a slab of 3
      * rows, an unaligned start, more slabs than whole packs (block 0 takes the rest); gapped
-     * slabs the column kernel. Columns over g lanes (rows h, h + g, ... each, then shuffles):
-     * 64 rows, g = 2 (f32, f16 staggered); 128 rows, g = 4; 129 rows, g = 8 (lanes of 17 and
-     * 16 rows); a tile of one slab, 5 columns of 300 rows or 2 of 776, g = 16; 2000-byte
-     * slabs, 2 a tile (whole sectors), g = 4 */
+     * slabs the column kernel. Columns over g lanes (rows h, h + g, ... each, then shuffles;
+     * the planner's g and stagger, tile_col_plan): 64 rows (f32 g = 1 staggered, f16 g = 4,
+     * f64 g = 2); 128 rows (f32 g = 2 staggered, f16 and f64 g = 4); 129 rows (f64 g = 4: lanes
+     * of 33 and 32 rows); one slab a tile of 5 columns of 300 rows (f32 g = 4, f16 2) or 2 of
+     * 776 (f32 g = 16: lanes of 49 and 48 rows, f16 8); 2000-byte slabs, 2 a tile (whole
+     * sectors), f32 g = 2 */
     {"middle_tile_b3", 3, S(3001, 16, 3), S(0), false, 1, S(1), 0},
     {"middle_tile_b17", 3, S(1001, 8, 17), S(0), false, 1, S(1), 0},
     {"middle_tile_b24", 3, S(301, 16, 24), S(0), false, 1, S(1), 0},

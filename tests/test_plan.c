@@ -1955,27 +1955,30 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.chunk, 2);
     h200_launch(&p, 3, t2k, 1, ax1, "f32"); /* 2176 bytes: 3 a tile, 51 outputs */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
-    /* g lanes an output: at most 32 rows a lane, as many lanes as a warp holds for the tile's
-     * outputs, 16 at most; columns from a staggered row only where the banks' wavefronts a
-     * step average 4 times the least or more (slabs of 3 columns a multiple of 128 bytes) */
-    h200_launch(&p, 3, t3, 1, ax1, "f32"); /* 9 wavefronts a step plain, 1 staggered */
+    /* g lanes an output and the stagger by tile_col_plan's cost: a tile's rounds times the
+     * loads a lane folds, weighed by the banks' wavefronts (doubled staggered, 4x for 16-bit),
+     * plus 4 a shuffle step and 32 a round */
+    h200_launch(&p, 3, t3, 1, ax1, "f32"); /* 4.75 wavefronts a step plain, 1.75 staggered */
     assert_int_equal(p.launch.sub, 1);
     assert_int_equal(p.launch.ranges, 2);
-    h200_launch(&p, 3, t3, 1, ax1, "f16"); /* 2.9: plain */
+    h200_launch(&p, 3, t3, 1, ax1, "f16"); /* 2.9 plain, 2.1 staggered (4x): plain */
     assert_int_equal(p.launch.sub, 1);
     assert_int_equal(p.launch.ranges, 1);
     h200_launch(&p, 3, t3l, 1, ax1, "f32"); /* 1536 bytes: 4 a tile, 12 outputs */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     assert_int_equal(p.launch.chunk, 4);
-    assert_int_equal(p.launch.sub, 4); /* 128 rows: 32 a lane */
+    assert_int_equal(p.launch.sub, 2); /* 128 rows, 64 a lane, staggered */
+    assert_int_equal(p.launch.ranges, 2);
+    h200_launch(&p, 3, t3l, 1, ax1, "f16"); /* 768 bytes: 8 a tile, 24 outputs */
+    assert_int_equal(p.launch.sub, 4);
     assert_int_equal(p.launch.ranges, 1);
     const int64_t t3m[3] = {4096, 64, 3}, t3xl[3] = {4096, 1024, 3}, t2xl[3] = {4096, 776, 2};
     h200_launch(&p, 3, t3m, 1, ax1, "f32"); /* 768 bytes: 8 a tile, 24 outputs, 64 rows */
-    assert_int_equal(p.launch.sub, 2);
+    assert_int_equal(p.launch.sub, 1);
     assert_int_equal(p.launch.ranges, 2);
     h200_launch(&p, 3, t3xl, 1, ax1, "f16"); /* 6 KB: 3 outputs */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
-    assert_int_equal(p.launch.sub, 16);
+    assert_int_equal(p.launch.sub, 8);
     h200_launch(&p, 3, t2xl, 1, ax1, "f32"); /* 6208 bytes: 2 outputs */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     assert_int_equal(p.launch.sub, 16);
@@ -1989,7 +1992,7 @@ static void launch__suite_shapes_on_h200(void **state)
     const int64_t f16m[3] = {131072, 256, 8}; /* 4 KB: 1 a tile, 8 outputs */
     h200_launch(&p, 3, f16m, 1, ax1, "f16");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
-    assert_int_equal(p.launch.sub, 8);
+    assert_int_equal(p.launch.sub, 4);
     h200_launch(&p, 3, b8, 1, ax1, "f32"); /* rows of 2 vectors: ROW_VEC first */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_VEC);
     const int64_t t3gap[3] = {64, 3, 1}; /* slabs 64 elements apart: 16 elements of gap */
