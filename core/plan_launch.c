@@ -742,7 +742,7 @@ static void tile_col_plan(int64_t k, int64_t b, int64_t es, int64_t rows, int *g
 static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, const inner_view *v)
 {
     opnn_launch *l = &p->launch;
-    /* a MIDDLE plan's rows are its slabs, a lane an output: as many packs as fit a tile */
+    /* a MIDDLE plan's rows are its slabs, g lanes an output: as many packs as fit a tile */
     const bool slabs = p->cls == OPNN_CLASS_MIDDLE;
     int64_t es = (int64_t)esize_of(p->dtype), k = slabs ? p->r * p->b : v->k,
             c = slabs ? p->a : v->c;

@@ -333,7 +333,7 @@ static const shape_case family_cases[] = {
      * f64 g = 2); 128 rows (f32 g = 2 staggered, f16 and f64 g = 4); 129 rows (f64 g = 4: lanes
      * of 33 and 32 rows); one slab a tile of 5 columns of 300 rows (f32 g = 4, f16 2) or 2 of
      * 776 (f32 g = 16: lanes of 49 and 48 rows, f16 8); 2000-byte slabs, 2 a tile (whole
-     * sectors), f32 g = 2 */
+     * sectors), f32 g = 2; 128 rows from a start off 16 bytes (element loads into the tile) */
     {"middle_tile_b3", 3, S(3001, 16, 3), S(0), false, 1, S(1), 0},
     {"middle_tile_b17", 3, S(1001, 8, 17), S(0), false, 1, S(1), 0},
     {"middle_tile_b24", 3, S(301, 16, 24), S(0), false, 1, S(1), 0},
@@ -347,6 +347,7 @@ static const shape_case family_cases[] = {
     {"middle_tile_one_slab", 3, S(203, 300, 5), S(0), false, 1, S(1), 0},
     {"middle_tile_lanes16", 3, S(101, 776, 2), S(0), false, 1, S(1), 0},
     {"middle_tile_sectors", 3, S(301, 100, 5), S(0), false, 1, S(1), 0},
+    {"middle_tile_lanes_offset", 3, S(301, 128, 3), S(0), false, 1, S(1), 1},
     /* rows 2 or 4 bytes off 16 (f16, f32) in several slabs, gapped rows 4 or 2 bytes off with
      * a pointer off too, and aligned rows with a pointer off 16 bytes (8 for f64, i64): the
      * column kernel's narrower items, from every row offset */
