@@ -331,8 +331,8 @@ static const shape_case family_cases[] = {
      * slabs the column kernel. Columns over g lanes (rows h, h + g, ... each, then shuffles;
      * the planner's g and stagger, tile_col_plan): 64 rows (f32 g = 1 staggered, f16 g = 4,
      * f64 g = 2); 128 rows (f32 g = 2 staggered, f16 and f64 g = 4); 129 rows (f64 g = 4: lanes
-     * of 33 and 32 rows); one slab a tile of 5 columns of 300 rows (f32 g = 4, f16 2) or 2 of
-     * 776 (f32 g = 16: lanes of 49 and 48 rows, f16 8); 2000-byte slabs, 2 a tile (whole
+     * of 33 and 32 rows); 5 columns of 300 rows (f32: one slab a tile, g = 4; f16: 2 a tile, g = 2)
+     * or 2 of 776 (f32 g = 16: lanes of 49 and 48 rows, f16 8); 2000-byte slabs, 2 a tile (whole
      * sectors), f32 g = 2; 128 rows from a start off 16 bytes (element loads into the tile) */
     {"middle_tile_b3", 3, S(3001, 16, 3), S(0), false, 1, S(1), 0},
     {"middle_tile_b17", 3, S(1001, 8, 17), S(0), false, 1, S(1), 0},

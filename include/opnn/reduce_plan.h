@@ -77,7 +77,8 @@ typedef enum opnn_cuda_family {
     OPNN_FAMILY_ROW_TILE,    /* ROW, K * size <= 512 bytes, rows contiguous: warp tiles of
                                 whole rows through shared memory, `sub` lanes a row; or
                                 MIDDLE slabs [R, B], contiguous, as rows (a pack of them fits
-                                a tile): a lane an output (a column of a slab) */
+                                a tile): `sub` lanes an output (a column of a slab), `ranges`
+                                2 folding the columns from a staggered row */
     OPNN_FAMILY_ROW_THREAD,  /* ROW, a thread per row (rows of one 16-byte vector) */
     OPNN_FAMILY_ROW_SUBWARP, /* ROW, `sub` (2..16) lanes per row */
     OPNN_FAMILY_ROW_WARP,    /* ROW, a warp per row */

@@ -29,7 +29,7 @@
  *                       (packs of P rows that end on a 16-byte boundary, up to 6.5 KB) copied
  *                       into shared memory with cp.async, the next tile in flight while this
  *                       one is reduced; a lane a row (tiles of 32 rows or more) or G lanes a row.
- *                       Also MIDDLE slabs [R, B] as rows, a lane an output (a slab's column).
+ *                       Also MIDDLE slabs [R, B] as rows, G lanes an output (a slab's column).
  *   row_pack_kernel     (launched for ROW_TILE plans) rows of up to 32 bytes from an aligned
  *                       start: a warp reads its 32 groups' vectors coalesced, passes them
  *                       through shared memory, and each lane folds its own group's rows.
@@ -989,7 +989,8 @@ struct rowtile_args {
     int g, log2g;  /* lanes a row (a power of two) */
     int chunk;     /* bytes one shared-memory read takes: gcd(k * size, 16) */
     int aligned;   /* in is 16-byte aligned: vector loads; else element loads */
-    int stagger;   /* b > 1: slab s folds its columns from row s mod (k / b) on (launch.ranges 2) */
+    int stagger;   /* b > 1: lane h of an output of slab s starts at its (s mod its rows)-th row,
+                      h + g (s mod its rows), and goes round (launch.ranges 2) */
 };
 
 /* One row of the tile at `row` (shared memory), read as chunks of C (k * size is a multiple of
@@ -1168,9 +1169,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
      * power of two) take outputs j, j + 32 / g, ... of the tile's nr * B, output q being column
      * q % B of slab q / B (consecutive lanes, consecutive columns and outputs); lane h of the g
      * folds the column's rows h, h + g, ... in shared memory in order and the g partials are
-     * combined by shuffles (g > 1 where a tile holds fewer than 32 outputs). Where the planner
-     * finds the lanes' banks collide (a.stagger: slabs a multiple of 128 bytes put a column's
-     * element of every slab in one bank, 11 lanes a bank for [4194304, 32, 3] f32) a lane starts
+     * combined by shuffles (g from the planner's cost, tile_col_plan). Where the planner finds
+     * the lanes' banks collide (a.stagger: slabs a multiple of 128 bytes put a column's element
+     * of every slab in one bank, 11 lanes a bank for [4194304, 32, 3] f32) a lane starts
      * from its (slab mod its rows)-th row instead and goes round, one loop of its rows for every
      * lane (each output's order fixed). (qs, qr) is 32 / g = qs * B + qr, the step from one of a
      * lane's outputs to the next */
