@@ -693,7 +693,7 @@ static int64_t tile_col_wavefronts(int64_t k, int64_t b, int64_t es, int64_t row
     return total;
 }
 
-/* Lanes an output for ROW_TILE's slabs (*g, a power of two up to 16 and at most the column's
+/* Lanes an output for ROW_TILE's slabs (returned: a power of two up to 16, at most the column's
  * rows) and whether its columns fold from a staggered row (*stagger): the pair with the least
  * cost, a tile's rounds (32 / g outputs each) times the loads a lane folds in a round, each
  * weighed by the banks' wavefronts a step against the least a warp's loads of es bytes need
@@ -706,28 +706,36 @@ static int64_t tile_col_wavefronts(int64_t k, int64_t b, int64_t es, int64_t row
  * and shuffles cost more than they spread on 16-bit columns of 100 rows (f16 [2097152, 100, 5]
  * 509 at g 1, 603 at 4) or bank conflicts do (f32 [4194304, 32, 3] 575 -> 388 staggered; f16
  * [2097152, 8, 16] 161 plain, 243 staggered). */
-static void tile_col_plan(int64_t k, int64_t b, int64_t es, int64_t rows, int *g, bool *stagger)
+static int64_t tile_col_plan(int64_t k, int64_t b, int64_t es, int64_t rows, bool *stagger)
 {
     const int64_t nrow = k / b, nout = rows * b, least = imax(1, 32 * es / 128);
+    int64_t g = 1;
     double best = 0;
 
-    *g = 1;
     *stagger = false;
-    for (int64_t lanes = 1, lg = 0; lanes <= 16 && lanes <= nrow; lanes *= 2, lg++)
+    for (int64_t lanes = 1, lg = 0; lanes <= 16 && lanes <= nrow; lanes *= 2, lg++) {
+        double ew = 1;
         for (int rot = 0; rot < 2; rot++) {
-            int64_t n = 0, w = tile_col_wavefronts(k, b, es, rows, lanes, rot != 0, &n);
-            double ew = (double)w / (double)(n * least), cost;
+            int64_t n = 0, w;
+            double cost;
 
+            /* a plain fold at the least wavefronts: staggered costs more whatever its banks */
+            if (rot && ew <= 1)
+                break;
+            w = tile_col_wavefronts(k, b, es, rows, lanes, rot != 0, &n);
+            ew = (double)w / (double)(n * least);
             ew = ew < 1 ? 1 : ew;
             cost = (double)cdiv(nout * lanes, 32) *
                    ((double)cdiv(nrow, lanes) * ew * (rot ? (es == 2 ? 4 : 2) : 1) +
                     4.0 * (double)lg + 32.0);
             if ((lanes == 1 && rot == 0) || cost < best) {
                 best = cost;
-                *g = (int)lanes;
+                g = lanes;
                 *stagger = rot != 0;
             }
         }
+    }
+    return g;
 }
 
 /* Lanes a row: one while 32 rows fit a warp tile of OPNN_CUDA_ROW_TILE_MAX_VEC vectors, else the
@@ -761,11 +769,8 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
      * three 2000-byte slabs: 0.86 of read at size, H200 ncu) */
     if (rows > round_rows && (rows / pack * pack_vec) % 2 != 0)
         rows -= round_rows;
-    if (slabs) {
-        int lanes = 1;
-        tile_col_plan(k, p->b, es, rows, &lanes, &stagger);
-        g = lanes;
-    }
+    if (slabs)
+        g = tile_col_plan(k, p->b, es, rows, &stagger);
     launch_reset(l, OPNN_FAMILY_ROW_TILE, OPNN_KERNEL_ROW_TILE);
     l->block = OPNN_CUDA_ROW_TILE_BLOCK;
     l->vec = (int)(16 / es);
