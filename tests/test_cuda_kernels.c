@@ -27,6 +27,9 @@ static opnn_device_props g_props;
 /* The device the plans are made for: g_props, or a smaller one (shift__every_kind_dtype) */
 static const opnn_device_props *g_plan_props = &g_props;
 static bool g_have;
+/* tile_folds__every_kind_dtype: the fold a ROW_TILE slab plan is run with (launch.ranges 1, 2 or
+ * 3, and launch.sub lanes), whatever the planner chose; 0: the planner's */
+static int g_tile_ranges, g_tile_sub;
 
 #define CUDA_OK(call)                                                                              \
     do {                                                                                           \
@@ -120,6 +123,13 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
         opnn__reduce_plan_launch(&plan, g_plan_props);
     else if (!opnn__reduce_launch_family(&plan, g_plan_props, family))
         return res;
+    if (g_tile_ranges) {
+        if (plan.launch.kernel != OPNN_KERNEL_ROW_TILE || plan.cls != OPNN_CLASS_MIDDLE ||
+            g_tile_sub > plan.r)
+            return res;
+        plan.launch.ranges = g_tile_ranges;
+        plan.launch.sub = g_tile_sub;
+    }
     res.ran = true;
     res.shift =
         plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == OPNN_CUDA_SHIFT_RANGES;
@@ -129,8 +139,9 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
         plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 1 && plan.launch.sub == 32;
     res.deep =
         plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 2 * OPNN_CUDA_UNROLL;
-    snprintf(what, sizeof what, "%s %s %s family %s (class %s, seed %llu)", c->name,
-             kind_names[kind], ts_dtype_name(t), opnn__cuda_family_name(plan.launch.family),
+    snprintf(what, sizeof what, "%s %s %s family %s ranges %d sub %d (class %s, seed %llu)",
+             c->name, kind_names[kind], ts_dtype_name(t),
+             opnn__cuda_family_name(plan.launch.family), plan.launch.ranges, plan.launch.sub,
              opnn__reduce_class_name(plan.cls), (unsigned long long)seed);
 
     /* set up */
@@ -348,6 +359,19 @@ static const shape_case family_cases[] = {
     {"middle_tile_lanes16", 3, S(101, 776, 2), S(0), false, 1, S(1), 0},
     {"middle_tile_sectors", 3, S(301, 100, 5), S(0), false, 1, S(1), 0},
     {"middle_tile_lanes_offset", 3, S(301, 128, 3), S(0), false, 1, S(1), 1},
+    /* slabs of 3, 5, 6 or 7 columns whose rows are whole packs (P rows spanning whole 16-byte
+     * vectors: 8 for 16-bit B = 3, 5, 7; 4 for f32; 2 for f64), which the tile can also fold a
+     * pack at a time (launch.ranges 3, tile_folds__every_kind_dtype; the planner's fold here):
+     * f16 [., 32, 3] 4 packs, f32 8, f64 16; 5 columns of 16 rows (f16 2 packs, f64 8); 6 of 8
+     * (f16 packs of 4 rows, f64 of one); 7 of 64 (f64 32 packs); f16 slabs of 128 packs; 6
+     * packs a slab (f16; f32 12, f64 24); from a start off 16 bytes (element loads) */
+    {"middle_tile_packs_b3", 3, S(3001, 32, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_packs_b5", 3, S(1001, 16, 5), S(0), false, 1, S(1), 0},
+    {"middle_tile_packs_b6", 3, S(1001, 8, 6), S(0), false, 1, S(1), 0},
+    {"middle_tile_packs_b7", 3, S(501, 64, 7), S(0), false, 1, S(1), 0},
+    {"middle_tile_packs_wide", 3, S(37, 1024, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_packs_odd", 3, S(1001, 48, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_packs_offset", 3, S(777, 16, 3), S(0), false, 1, S(1), 1},
     /* rows 2 or 4 bytes off 16 (f16, f32) in several slabs, gapped rows 4 or 2 bytes off with
      * a pointer off too, and aligned rows with a pointer off 16 bytes (8 for f64, i64): the
      * column kernel's narrower items, from every row offset */
@@ -454,6 +478,27 @@ static const shape_case warp_tile_cases_2sm[] = {
     {"middle_warp_tiles_offset", 3, S(70, 40, 296), S(0), false, 1, S(1), 1},
 };
 #define NUM_WARP_TILE_CASES_2SM (sizeof warp_tile_cases_2sm / sizeof warp_tile_cases_2sm[0])
+
+/* Slabs [A, R, B] of ROW_TILE, for tile_folds__every_kind_dtype (shape[1] R, shape[2] B): 3
+ * columns of 16, 32 and 48 rows (f16 2, 4 and 6 packs of 8 rows; f32 4, 8, 12 of 4; f64 8, 16,
+ * 24 of 2), of 64 (f32 g 1 staggered by the planner), 129 (whole packs for no dtype) and 1024
+ * (f16 128 packs, the only dtype whose slab fits a tile); 5 columns of 16 rows, 6 of 8 (f16 packs
+ * of 4 rows, f64 of one), 7 of 64; 17 columns (no pack fold); a start off 16 bytes (element
+ * loads into the tile). */
+static const shape_case tile_fold_cases[] = {
+    {"middle_tile_b3_r16", 3, S(1001, 16, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_b3_r32", 3, S(1001, 32, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_b3_r48", 3, S(301, 48, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_b3_r64", 3, S(301, 64, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_no_packs", 3, S(101, 129, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_b3_r1024", 3, S(37, 1024, 3), S(0), false, 1, S(1), 0},
+    {"middle_tile_b5_r16", 3, S(1001, 16, 5), S(0), false, 1, S(1), 0},
+    {"middle_tile_b6_r8", 3, S(1001, 8, 6), S(0), false, 1, S(1), 0},
+    {"middle_tile_b7_r64", 3, S(201, 64, 7), S(0), false, 1, S(1), 0},
+    {"middle_tile_b17_r8", 3, S(1001, 8, 17), S(0), false, 1, S(1), 0},
+    {"middle_tile_b3_r32_offset", 3, S(777, 32, 3), S(0), false, 1, S(1), 1},
+};
+#define NUM_TILE_FOLD_CASES (sizeof tile_fold_cases / sizeof tile_fold_cases[0])
 
 /* Shapes of millions of elements, for the planner's plan only (every kind and dtype). */
 static const shape_case planner_cases[] = {
@@ -586,6 +631,61 @@ static void families__nan_inf(void **state)
                                            seed + (uint64_t)family * 17 + d * 3 + k, 0, &cs);
                 free(r.host_out);
             }
+    opnn_cuda_state_destroy(cs);
+}
+
+/* ROW_TILE's slab plan run with each of its folds, whatever the planner chose: element by
+ * element over g lanes an output (ranges 1), from a staggered row (ranges 2), and from whole
+ * packs of rows, g lanes a slab (ranges 3, where the slab's B has a pack fold and its rows are
+ * whole packs for the dtype; g past the slab's packs leaves lanes without one), g every power of
+ * two up to 32 and the column's rows; every kind and dtype, and NaN/inf for the floats. */
+static void tile_folds__every_kind_dtype(void **state)
+{
+    const shape_case *c = *state;
+    opnn_cuda_state *cs = NULL;
+    uint64_t seed = ts_seed(c->name);
+    const int64_t r = c->shape[1], b = c->shape[2];
+    const char *floats[] = {"f32", "f64", "f16", "bf16"};
+    const opnn_reduce_kind kinds[] = {OPNN_REDUCE_MAX, OPNN_REDUCE_MIN, OPNN_REDUCE_SUM};
+    int served = 0, packs = 0;
+
+    NEED_CUDA();
+    for (int ranges = 1; ranges <= 3; ranges++)
+        for (int g = 1; g <= 32 && g <= r; g *= 2) {
+            g_tile_ranges = ranges;
+            g_tile_sub = g;
+            for (size_t d = 0; d < sizeof dtype_names / sizeof dtype_names[0]; d++) {
+                DLDataType t = ts_dtype(dtype_names[d]);
+                const int64_t row = b * (int64_t)ts_dtype_size(t);
+                const int64_t prow = 16 / (row % 16 == 0  ? 16
+                                           : row % 8 == 0 ? 8
+                                           : row % 4 == 0 ? 4
+                                                          : 2);
+                if (ranges == 3 && (!OPNN_CUDA_ROW_TILE_PACK_COLS(b) || r % prow != 0))
+                    continue;
+                for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++) {
+                    if (getenv("OPNN_TEST_QUICK") && (size_t)k != d % OPNN_REDUCE_KIND_COUNT_)
+                        continue;
+                    run_result res = run_checked(c, t, (opnn_reduce_kind)k, OPNN_FAMILY_ROW_TILE,
+                                                 FILL_RANDOM, seed + d * 7 + (uint64_t)k, 0, &cs);
+                    served += res.ran;
+                    packs += res.ran && ranges == 3;
+                    free(res.host_out);
+                }
+                if (!ts_dtype_is_float(t))
+                    continue;
+                for (size_t k = 0; k < 3; k++) {
+                    run_result res = run_checked(c, t, kinds[k], OPNN_FAMILY_ROW_TILE, FILL_SPECIAL,
+                                                 seed + d * 3 + k, 0, &cs);
+                    free(res.host_out);
+                }
+            }
+        }
+    g_tile_ranges = g_tile_sub = 0;
+    assert_true(served > 0);
+    /* the cases are chosen so that some dtype folds packs, but for the one without */
+    if (OPNN_CUDA_ROW_TILE_PACK_COLS(b) && strcmp(c->name, "middle_tile_no_packs") != 0)
+        assert_true(packs > 0);
     opnn_cuda_state_destroy(cs);
 }
 
@@ -1334,7 +1434,7 @@ static void props__device_described(void **state)
 
 #define NUM_CASE_TESTS                                                                             \
     (2 * NUM_FAMILY_CASES + NUM_PLANNER_CASES + NUM_SHIFT_CASES + NUM_SHIFT_CASES_4SM +            \
-     NUM_SUPER_CASES_8SM + NUM_WARP_TILE_CASES_2SM + NUM_DEEP_CASES_132SM)
+     NUM_SUPER_CASES_8SM + NUM_WARP_TILE_CASES_2SM + NUM_DEEP_CASES_132SM + NUM_TILE_FOLD_CASES)
 
 /* Appends one test of fn a case, named prefix/case, to tests[*n]; names[*n] holds the name. */
 static void add_case_tests(struct CMUnitTest *tests, char (*names)[96], size_t *n,
@@ -1361,6 +1461,8 @@ int main(void)
                    NUM_FAMILY_CASES);
     add_case_tests(tests, names, &n, "planner__every_kind_dtype", planner__every_kind_dtype,
                    planner_cases, NUM_PLANNER_CASES);
+    add_case_tests(tests, names, &n, "tile_folds__every_kind_dtype", tile_folds__every_kind_dtype,
+                   tile_fold_cases, NUM_TILE_FOLD_CASES);
     add_case_tests(tests, names, &n, "shift__every_kind_dtype", shift__every_kind_dtype,
                    shift_cases, NUM_SHIFT_CASES);
     add_case_tests(tests, names, &n, "shift__every_kind_dtype", shift__every_kind_dtype,

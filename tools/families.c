@@ -5,7 +5,8 @@
  *
  *   opnn_families --shape 16,16777216 --axes 0 [--dtype f32] [--strides S] [--offset E]
  *                 [--op sum|mean|max|min|prod] [--family NAME|planner|all]
- *                 [--sub N] [--vec N] [--ranges N] [--block N] [--grid N] [--reps N]
+ *                 [--sub N[,N..]] [--vec N] [--ranges N[,N..]] [--block N] [--grid N]
+ *                 [--reps N]
  *
  * Inputs of less than 1 MB are timed as a host loop of 10000 calls (the graph replays op_run
  * gets); larger ones as `opnn bench` times them: --reps calls enqueued behind a hold and run back
@@ -34,6 +35,7 @@
 #define FAM_SMALL_BYTES ((int64_t)1 << 20)
 #define FAM_HOST_LOOP 10000
 #define FAM_MAX_BUFS 64
+#define FAM_MAX_LIST 8
 
 typedef struct fam_args {
     int ndim, naxes, nstrides;
@@ -42,19 +44,23 @@ typedef struct fam_args {
     DLDataType dtype;
     opnn_reduce_kind kind;
     const char *family; /* NULL or "all": every family; "planner": the planner's only */
-    int sub, vec, ranges, block, reps;
+    int vec, block, reps;
+    int subs[FAM_MAX_LIST], nsub;      /* --sub values, each timed (0 values: the plan's) */
+    int ranges[FAM_MAX_LIST], nranges; /* --ranges values, each timed with each --sub */
     int64_t grid, split;
 } fam_args;
 
 static const char usage[] =
     "usage: opnn_families --shape D0,D1,.. [--axes A0,..] [--dtype f32|f16|bf16|f64|i32|i64]\n"
     "                     [--strides S0,S1,..] [--offset ELEMENTS] [--op sum|mean|max|min|prod]\n"
-    "                     [--family NAME|planner|all] [--sub N] [--vec N] [--ranges N]\n"
-    "                     [--block 64|128|192|256] [--grid N] [--split N] [--reps N]\n"
+    "                     [--family NAME|planner|all] [--sub N[,N..]] [--vec N]\n"
+    "                     [--ranges N[,N..]] [--block 64|128|192|256] [--grid N] [--split N]\n"
+    "                     [--reps N]\n"
     "Times the planner's CUDA family and every other family that serves the reduction (or the\n"
     "one named); --sub, --vec, --ranges, --block and --grid override those launch fields of\n"
     "every plan timed, unchecked: a value its kernel does not support may compute garbage or\n"
-    "fault (the launcher refuses some: a ROW_TILE block whose tiles pass 48 KB). --grid is not\n"
+    "fault (the launcher refuses some: a ROW_TILE block whose tiles pass 48 KB). --sub and\n"
+    "--ranges take up to 8 values each: every pair is timed, on the same input. --grid is not\n"
     "applied to plans whose blocks write partials (their workspace is sized by the grid).\n"
     "--block on a group-kernel plan also scales its tiles (units), and its grid where it had a\n"
     "block a tile.\n"
@@ -68,6 +74,23 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     if (end == s || *end || x < lo || x > hi)
         return -1;
     *out = (int)x;
+    return 0;
+}
+
+/* "N[,N..]": up to FAM_MAX_LIST values in [lo, hi] into out[0 .. *n - 1] */
+static int parse_int_list(const char *s, int lo, int hi, int *out, int *n)
+{
+    int64_t v[FAM_MAX_LIST];
+    size_t k = 0;
+
+    if (!tool_parse_ints(s, v, FAM_MAX_LIST, &k) || k == 0)
+        return -1;
+    for (size_t i = 0; i < k; i++) {
+        if (v[i] < lo || v[i] > hi)
+            return -1;
+        out[i] = (int)v[i];
+    }
+    *n = (int)k;
     return 0;
 }
 
@@ -124,11 +147,11 @@ static int parse_args(int argc, char **argv, fam_args *a)
         else if (!strcmp(o, "--family"))
             a->family = v;
         else if (!strcmp(o, "--sub"))
-            bad = parse_int(v, 1, 1024, &a->sub);
+            bad = parse_int_list(v, 1, 1024, a->subs, &a->nsub);
         else if (!strcmp(o, "--vec"))
             bad = parse_int(v, 1, 16, &a->vec);
         else if (!strcmp(o, "--ranges"))
-            bad = parse_int(v, 1, 64, &a->ranges);
+            bad = parse_int_list(v, 1, 64, a->ranges, &a->nranges);
         else if (!strcmp(o, "--block"))
             bad = parse_int(v, 64, 256, &a->block) || a->block % 64 != 0;
         else if (!strcmp(o, "--grid")) {
@@ -377,12 +400,8 @@ int main(int argc, char **argv)
             if (family <= OPNN_FAMILY_NONE || !opnn__reduce_launch_family(&plan, &props, family))
                 continue;
         }
-        if (a.sub)
-            plan.launch.sub = a.sub;
         if (a.vec)
             plan.launch.vec = a.vec;
-        if (a.ranges)
-            plan.launch.ranges = a.ranges;
         if (a.block && plan.launch.kernel == OPNN_KERNEL_INNER_GROUP && plan.launch.split == 1 &&
             a.block != plan.launch.block) {
             /* a tile is a block's groups of rows: as many more tiles as the block is smaller,
@@ -403,7 +422,16 @@ int main(int argc, char **argv)
         else if (a.grid)
             printf("(--grid not applied to %s: its blocks write partials)\n",
                    opnn__cuda_family_name(plan.launch.family));
-        time_plan(&a, &plan, &b, family < 0 ? "planner" : "forced", in_bytes, out_bytes);
+        /* each --ranges with each --sub (the plan's where none is given) */
+        for (int ir = 0; ir < (a.nranges ? a.nranges : 1); ir++)
+            for (int is = 0; is < (a.nsub ? a.nsub : 1); is++) {
+                opnn_reduce_plan v = plan;
+                if (a.nranges)
+                    v.launch.ranges = a.ranges[ir];
+                if (a.nsub)
+                    v.launch.sub = a.subs[is];
+                time_plan(&a, &v, &b, family < 0 ? "planner" : "forced", in_bytes, out_bytes);
+            }
         timed++;
     }
     if (!timed)

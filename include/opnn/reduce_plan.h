@@ -65,6 +65,10 @@ extern "C" {
 #define OPNN_CUDA_ROW_TILE_MAX_VEC 416
 #define OPNN_CUDA_ROW_TILE_BLOCK 64
 #define OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM 8
+/* MIDDLE slabs' columns ROW_TILE can fold from whole packs of rows (launch.ranges 3): the
+ * kernel holds a pack fold for each of these B. Not a planner choice yet (unmeasured):
+ * `opnn_families --ranges 3` and the GPU tests (tile_folds__every_kind_dtype) force it. */
+#define OPNN_CUDA_ROW_TILE_PACK_COLS(b) ((b) == 3 || (b) == 5 || (b) == 6 || (b) == 7)
 /* ROW_TILE rows of 2- or 4-byte chunks (gcd(row bytes, 16)) at least this long fold from the
  * 16-byte vectors that cover them; shorter ones a chunk at a time */
 #define OPNN_CUDA_ROW_TILE_VECS_MIN_BYTES 48
@@ -145,7 +149,10 @@ typedef struct opnn_launch {
                                32 or 16, tiles of segs vectors' columns), 2 * OPNN_CUDA_UNROLL
                                for a block a unit with 16-byte loads twice as deep (a kernel
                                for 2 blocks an SM), else a block a unit; ROW_TILE: 2 where a
-                               MIDDLE slab's columns fold from a staggered row, else 1 */
+                               MIDDLE slab's columns fold from a staggered row, 3 where
+                               they fold from whole packs of rows (B of
+                               OPNN_CUDA_ROW_TILE_PACK_COLS, R a multiple of the pack's
+                               rows; sub lanes a slab; forced only, never planned), else 1 */
     int64_t whole;          /* OUTER, OPNN_CUDA_SHIFT_RANGES: units 0 .. whole - 1 are whole
                                tiles (tile index = unit, every row, no partials); the a * tiles
                                - whole tiles after them are split, `split` slices of `chunk`

@@ -29,7 +29,9 @@
  *                       (packs of P rows that end on a 16-byte boundary, up to 6.5 KB) copied
  *                       into shared memory with cp.async, the next tile in flight while this
  *                       one is reduced; a lane a row (tiles of 32 rows or more) or G lanes a row.
- *                       Also MIDDLE slabs [R, B] as rows, G lanes an output (a slab's column).
+ *                       Also MIDDLE slabs [R, B] as rows, G lanes an output (a slab's column),
+ *                       or (NB > 0, launch.ranges 3, not planned yet) G lanes a slab of NB
+ *                       columns folding whole packs of rows from 16-byte vectors.
  *   row_pack_kernel     (launched for ROW_TILE plans) rows of up to 32 bytes from an aligned
  *                       start: a warp reads its 32 groups' vectors coalesced, passes them
  *                       through shared memory, and each lane folds its own group's rows.
@@ -991,6 +993,8 @@ struct rowtile_args {
     int aligned;   /* in is 16-byte aligned: vector loads; else element loads */
     int stagger;   /* b > 1: lane h of an output of slab s starts at its (s mod its rows)-th row,
                       h + g (s mod its rows), and goes round (launch.ranges 2) */
+    int packs;     /* b > 1: g lanes a slab fold its columns from whole packs of rows
+                      (tile_slab_packs; launch.ranges 3) */
 };
 
 /* One row of the tile at `row` (shared memory), read as chunks of C (k * size is a multiple of
@@ -1111,6 +1115,64 @@ __device__ __forceinline__ typename Op::acc_t tile_row_fold_lane(const Op &op, c
     return acc;
 }
 
+template <class T, int K> struct row_pack_shape;
+
+/* The nr slabs [k / NB, NB] of a ROW_TILE tile (sw; o: their first output) whose rows are whole
+ * packs: P rows of NB elements that span NV whole 16-byte vectors (row_pack_shape), so every slab
+ * starts on a vector. Lane h of the g lanes of a slab folds the slab's packs h, h + g, ..., each
+ * read as NV 16-byte vectors from shared memory, element i of a pack into column i % NB (a
+ * register: NB is known at compile time, so no index arithmetic remains an element; a column's P
+ * elements of a pack as a tree, then onto its accumulator); the g partials of a column are
+ * combined by shuffles and lane c % g stores column c. With g the slab's packs (the planner's,
+ * where they are a power of two) a warp's lanes read consecutive packs, an odd number of vectors
+ * apart for odd NB: no bank conflicts (the element-wise fold of 16-bit slabs of 3 columns waited
+ * on 4-8 wavefronts a load, or issued 1.5 times the instructions staggered). */
+template <class Op, int NB>
+__device__ __forceinline__ void tile_slab_packs(const Op &op, const uint4 *sw, int nr, int nrow,
+                                                int lane, int g, int log2g, typename Op::out_t *o,
+                                                int64_t red_n)
+{
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    constexpr int NV = row_pack_shape<T, NB>::NV, P = row_pack_shape<T, NB>::P;
+    const int gh = lane & (g - 1), per = 32 >> log2g, npk = nrow / P;
+    for (int s0 = 0; s0 < nr; s0 += per) { /* warp-uniform trip count: shuffles below */
+        const int s = s0 + (lane >> log2g);
+        A acc[NB];
+#pragma unroll
+        for (int c = 0; c < NB; c++)
+            acc[c] = op.identity();
+        if (s < nr) {
+            const uint4 *x = sw + s * npk * NV;
+            for (int j = gh; j < npk; j += g) {
+                uint4 v[NV];
+                T e[P * NB];
+#pragma unroll
+                for (int u = 0; u < NV; u++)
+                    v[u] = x[j * NV + u];
+                memcpy(e, v, sizeof e);
+#pragma unroll
+                for (int c = 0; c < NB; c++) {
+                    A t[P];
+#pragma unroll
+                    for (int m = 0; m < P; m++)
+                        t[m] = op.map(e[m * NB + c], (int64_t)(j * P + m));
+                    acc[c] = op.combine(acc[c], fold<Op, P>(op, t));
+                }
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < NB; c++)
+            acc[c] = group_reduce(op, acc[c], g);
+        if (s < nr) {
+#pragma unroll
+            for (int c = 0; c < NB; c++)
+                if ((c & (g - 1)) == gh)
+                    store_stream(o + s * NB + c, op.finalize(acc[c], red_n));
+        }
+    }
+}
+
 /* cp.async: 16 bytes from global memory (16-byte aligned) into shared memory, not through L1 or
  * registers; a group of them committed, and a wait until at most N groups are in flight. */
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
@@ -1147,8 +1209,9 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
  * bytes (gcd(k * size, 16): every row starts on such a chunk). Only __syncwarp: a warp's tiles
  * are its own. The rows past the last whole pack (fewer than P) are taken by block 0. Shared
  * memory (dynamic): tile_vec vectors a slice, two slices a warp from an aligned start. */
-template <class Op>
-__global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, rowtile_args a)
+template <class Op, int NB = 0>
+__global__ void __launch_bounds__(kBlock, NB > 0 ? 2 : kMinBlocks)
+    row_tile_kernel(Op op, rowtile_args a)
 {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
@@ -1186,6 +1249,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) row_tile_kernel(Op op, row
         const char *sb = reinterpret_cast<const char *>(sw);
         const int64_t row0 = t * a.tile_rows;
         const int nr = (int)min((int64_t)a.tile_rows, a.npacks * a.p - row0);
+        if constexpr (NB > 0) { /* slabs of NB columns from whole packs of rows */
+            tile_slab_packs<Op, NB>(op, sw, nr, nrow, lane, a.g, a.log2g, out + row0 * nb, a.red_n);
+            return;
+        }
         if (nb > 1) {
             const T *se = reinterpret_cast<const T *>(sw);
             typename Op::out_t *o = out + row0 * nb;
@@ -2786,6 +2853,18 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.chunk /= 2;
         a.aligned = ((uintptr_t)in & 15u) == 0;
         a.stagger = a.b > 1 && l.ranges == 2;
+        a.packs = a.b > 1 && l.ranges == 3;
+        /* packs: B of the kernel's pack folds, a column's rows whole packs (16 / gcd(B * size,
+         * 16) rows, so every slab starts on a 16-byte vector) */
+        const int64_t brow = a.b * (int64_t)sizeof(T), prow = 16 / min(brow & -brow, (int64_t)16);
+        if (a.packs && (!OPNN_CUDA_ROW_TILE_PACK_COLS(a.b) || (a.k / a.b) % prow != 0)) {
+            if (msg && msg_len)
+                snprintf(msg, msg_len,
+                         "CUDA reduce: ROW_TILE folding slabs of %lld columns from packs of %lld"
+                         " rows for columns of %lld rows",
+                         (long long)a.b, (long long)prow, (long long)(a.k / a.b));
+            return OP_ERR_INTERNAL;
+        }
         /* lanes a row (an output of a slab): a power of two up to 32, each with a row of its
          * own (a slab's column has k / b) */
         if (a.g < 1 || a.g > 32 || (a.g & (a.g - 1)) != 0 || (a.b > 1 && a.g > a.k / a.b)) {
@@ -2814,7 +2893,22 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
                          a.tile_vec, block.x, smem);
             return OP_ERR_INTERNAL;
         }
-        row_tile_kernel<Op><<<grid_of(l.grid_x), block, smem, stream>>>(op, a);
+        switch (a.packs ? a.b : 0) { /* OPNN_CUDA_ROW_TILE_PACK_COLS */
+        case 3:
+            row_tile_kernel<Op, 3><<<grid_of(l.grid_x), block, smem, stream>>>(op, a);
+            break;
+        case 5:
+            row_tile_kernel<Op, 5><<<grid_of(l.grid_x), block, smem, stream>>>(op, a);
+            break;
+        case 6:
+            row_tile_kernel<Op, 6><<<grid_of(l.grid_x), block, smem, stream>>>(op, a);
+            break;
+        case 7:
+            row_tile_kernel<Op, 7><<<grid_of(l.grid_x), block, smem, stream>>>(op, a);
+            break;
+        default:
+            row_tile_kernel<Op><<<grid_of(l.grid_x), block, smem, stream>>>(op, a);
+        }
         break;
     }
     case OPNN_KERNEL_OUTER: {
