@@ -9,10 +9,11 @@
 # offsuite lines (the stage's output) into its table of shapes off the suite.
 #
 # STAGES picks some of the stages (default: all): build test demo suite plugins sanitizers
-# offsuite profile. On an H200 the tests take about 2 minutes, the suite and the shapes off it
-# under one, the sanitizers longest (racecheck past 5 minutes). A machine with a per-command
-# time limit can run it in two calls, e.g. STAGES="build test demo suite plugins offsuite" and
-# then STAGES="build sanitizers profile" (the build is incremental the second time).
+# offsuite folds profile (folds: bench/tile_folds.sh). On an H200 the tests take about 2
+# minutes, the suite and the shapes off it under one, the sanitizers longest (racecheck past 5
+# minutes). A machine with a per-command time limit can run it in two calls, e.g.
+# STAGES="build test demo suite plugins offsuite folds" and then STAGES="build sanitizers
+# profile" (the build is incremental the second time).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/build/gpu-out}
@@ -25,7 +26,7 @@ mkdir -p "$L"
 export LD_LIBRARY_PATH=$PWD/.deps/lib:${LD_LIBRARY_PATH:-}
 PATH=$PATH:/usr/local/cuda/bin
 jobs=$(nproc)
-STAGES=${STAGES:-build test demo suite plugins sanitizers offsuite profile}
+STAGES=${STAGES:-build test demo suite plugins sanitizers offsuite folds profile}
 step() { echo "=== $* ($(date -u +%T))"; }
 want() { case " $STAGES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -114,6 +115,13 @@ step "shapes outside the suite (bench/offsuite_shapes.txt)"
     --json "$OUT/offsuite.json" >"$L/offsuite.log" 2>&1
 echo "offsuite rc=$?"
 grep -E '^\[' "$L/offsuite.log"
+fi
+
+if want folds; then
+step "ROW_TILE's slab folds at every lane count (bench/tile_folds.sh)"
+BIN="$B/tools/opnn_families" bench/tile_folds.sh >"$OUT/folds.txt" 2>&1
+echo "folds rc=$?"
+cat "$OUT/folds.txt"
 fi
 
 if want profile; then

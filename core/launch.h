@@ -36,6 +36,15 @@ bool opnn__reduce_launch_family(struct opnn_reduce_plan *plan,
  * `opnn_families --split`. */
 bool opnn__reduce_launch_outer_split(struct opnn_reduce_plan *plan, int64_t split);
 
+/* Plans a MIDDLE view of contiguous slabs as ROW_TILE with the pack fold (launch.ranges 3): B of
+ * OPNN_CUDA_ROW_TILE_PACK_COLS, R a multiple of the rows of a pack (16 / gcd(B * size, 16)), a
+ * slab's pack fits a tile; sub the most lanes a slab up to its packs (a power of two, 32 at most),
+ * tiles of whole rounds of 32 / sub slabs where they stay whole 32-byte sectors. False (plan
+ * untouched) for any other plan. Not the planner's choice yet (unmeasured): for
+ * `opnn_families --packs 1` and the tests. */
+bool opnn__reduce_launch_tile_packs(struct opnn_reduce_plan *plan,
+                                    const struct opnn_device_props *props);
+
 /* Name of a family ("row_split"), for tests, messages and `opnn run --verbose`. */
 const char *opnn__cuda_family_name(int family);
 

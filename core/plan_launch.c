@@ -738,6 +738,16 @@ static int64_t tile_col_plan(int64_t k, int64_t b, int64_t es, int64_t rows, boo
     return g;
 }
 
+/* Rows a pack for ROW_TILE's pack fold of a slab's columns (launch.ranges 3), 0 where it cannot
+ * serve: B of OPNN_CUDA_ROW_TILE_PACK_COLS and R a multiple of P = 16 / gcd(B * size, 16), the
+ * fewest rows that span whole 16-byte vectors (so every slab starts on one). */
+static int64_t tile_pack_rows(int64_t r, int64_t b, int64_t es)
+{
+    const int64_t prow = 16 / gcd64(b * es, 16);
+
+    return OPNN_CUDA_ROW_TILE_PACK_COLS(b) && r % prow == 0 ? prow : 0;
+}
+
 /* Lanes a row: one while 32 rows fit a warp tile of OPNN_CUDA_ROW_TILE_MAX_VEC vectors, else the
  * fewest (a power of two) for which a round of 32 / g rows fits; a tile is as many rounds as fit
  * (a round is a whole number of packs: packs are 1-8 rows, a round 8-32). A lane a row folds
@@ -747,7 +757,8 @@ static int64_t tile_col_plan(int64_t k, int64_t b, int64_t es, int64_t rows, boo
  * 0.918, of 100 0.885 -> 0.923, f16 rows of 49 0.725 -> 0.903 (but f32 rows of 127, 4 lanes a
  * row, 0.894 -> 0.882). Blocks of 2 warps, two tiles of up to 6.5 KB a warp (one in flight while
  * the other is reduced), 8 blocks an SM. */
-static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, const inner_view *v)
+static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, const inner_view *v,
+                          bool packs)
 {
     opnn_launch *l = &p->launch;
     /* a MIDDLE plan's rows are its slabs, g lanes an output: as many packs as fit a tile */
@@ -769,8 +780,19 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
      * three 2000-byte slabs: 0.86 of read at size, H200 ncu) */
     if (rows > round_rows && (rows / pack * pack_vec) % 2 != 0)
         rows -= round_rows;
-    if (slabs)
+    packs = packs && slabs && tile_pack_rows(p->r, p->b, es) > 0;
+    if (packs) {
+        /* the pack fold: g the most lanes up to a slab's packs (a power of two, 32 at most),
+         * so that a warp's lanes read consecutive packs; tiles of whole rounds of 32 / g slabs
+         * where they hold more than one and stay whole sectors */
+        const int64_t npk = p->r / tile_pack_rows(p->r, p->b, es);
+        while (g < 32 && 2 * g <= npk)
+            g *= 2;
+        if (rows > 32 / g && (rows / (32 / g) * (32 / g)) / pack * pack_vec % 2 == 0)
+            rows = rows / (32 / g) * (32 / g);
+    } else if (slabs) {
         g = tile_col_plan(k, p->b, es, rows, &stagger);
+    }
     launch_reset(l, OPNN_FAMILY_ROW_TILE, OPNN_KERNEL_ROW_TILE);
     l->block = OPNN_CUDA_ROW_TILE_BLOCK;
     l->vec = (int)(16 / es);
@@ -781,7 +803,7 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     l->units = imax(1, cdiv(c / pack, rows / pack)); /* block 0: the rows past the last pack */
     l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_ROW_TILE_BLOCK,
                                device_slots(props, OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM));
-    l->ranges = stagger ? 2 : 1;
+    l->ranges = packs ? 3 : stagger ? 2 : 1;
 }
 
 /* Lanes per row for ROW_VEC: rows of 2..32 whole 16-byte vectors (a power of two), contiguous
@@ -1263,6 +1285,17 @@ bool opnn__reduce_launch_outer_split(opnn_reduce_plan *p, int64_t split)
     return true;
 }
 
+bool opnn__reduce_launch_tile_packs(opnn_reduce_plan *p, const opnn_device_props *props)
+{
+    const inner_view v = {0, 0, 0, 0, 0}; /* a slab plan's tile reads the plan, not a view */
+
+    if (!p || !props || esize_of(p->dtype) == 0 || !middle_tile_serves(p) ||
+        tile_pack_rows(p->r, p->b, (int64_t)esize_of(p->dtype)) == 0)
+        return false;
+    plan_row_tile(p, props, &v, true);
+    return true;
+}
+
 bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *props, int family)
 {
     inner_view v = {0, 0, 0, 0, 0};
@@ -1293,7 +1326,7 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
         if (!middle_tile_serves(p) &&
             (!inner || p->cls == OPNN_CLASS_OUTER_INNER || !row_tile_serves(p, &v)))
             return false;
-        plan_row_tile(p, props, &v);
+        plan_row_tile(p, props, &v, false);
         return true;
     case OPNN_FAMILY_ROW_THREAD:
     case OPNN_FAMILY_ROW_SUBWARP:

@@ -360,11 +360,11 @@ static const shape_case family_cases[] = {
     {"middle_tile_sectors", 3, S(301, 100, 5), S(0), false, 1, S(1), 0},
     {"middle_tile_lanes_offset", 3, S(301, 128, 3), S(0), false, 1, S(1), 1},
     /* slabs of 3, 5, 6 or 7 columns whose rows are whole packs (P rows spanning whole 16-byte
-     * vectors: 8 for 16-bit B = 3, 5, 7; 4 for f32; 2 for f64), which the tile can also fold a
-     * pack at a time (launch.ranges 3, tile_folds__every_kind_dtype; the planner's fold here):
-     * f16 [., 32, 3] 4 packs, f32 8, f64 16; 5 columns of 16 rows (f16 2 packs, f64 8); 6 of 8
-     * (f16 packs of 4 rows, f64 of one); 7 of 64 (f64 32 packs); f16 slabs of 128 packs; 6
-     * packs a slab (f16; f32 12, f64 24); from a start off 16 bytes (element loads) */
+     * vectors; B = 3, 5, 7: 8 for 16-bit, 4 for f32, 2 for f64; B = 6: 4, 2, 1), which the tile can
+     * also fold a pack at a time (launch.ranges 3, tile_folds__every_kind_dtype; the planner's fold
+     * here): f16 [., 32, 3] 4 packs, f32 8, f64 16; 5 columns of 16 rows (f16 2 packs, f64 8); 6 of
+     * 8 (f16 packs of 4 rows, f64 of one); 7 of 64 (f64 32 packs); f16 slabs of 128 packs; 6 packs
+     * a slab (f16; f32 12, f64 24); from a start off 16 bytes (element loads) */
     {"middle_tile_packs_b3", 3, S(3001, 32, 3), S(0), false, 1, S(1), 0},
     {"middle_tile_packs_b5", 3, S(1001, 16, 5), S(0), false, 1, S(1), 0},
     {"middle_tile_packs_b6", 3, S(1001, 8, 6), S(0), false, 1, S(1), 0},
@@ -482,9 +482,9 @@ static const shape_case warp_tile_cases_2sm[] = {
 /* Slabs [A, R, B] of ROW_TILE, for tile_folds__every_kind_dtype (shape[1] R, shape[2] B): 3
  * columns of 16, 32 and 48 rows (f16 2, 4 and 6 packs of 8 rows; f32 4, 8, 12 of 4; f64 8, 16,
  * 24 of 2), of 64 (f32 g 1 staggered by the planner), 129 (whole packs for no dtype) and 1024
- * (f16 128 packs, the only dtype whose slab fits a tile); 5 columns of 16 rows, 6 of 8 (f16 packs
- * of 4 rows, f64 of one), 7 of 64; 17 columns (no pack fold); a start off 16 bytes (element
- * loads into the tile). */
+ * (f16 and bf16 128 packs, the only dtypes whose slab fits a tile); 5 columns of 16 rows, 6 of 8
+ * (f16 packs of 4 rows, f64 of one), 7 of 64; 17 columns (no pack fold); a start off 16 bytes
+ * (element loads into the tile). */
 static const shape_case tile_fold_cases[] = {
     {"middle_tile_b3_r16", 3, S(1001, 16, 3), S(0), false, 1, S(1), 0},
     {"middle_tile_b3_r32", 3, S(1001, 32, 3), S(0), false, 1, S(1), 0},
@@ -634,6 +634,14 @@ static void families__nan_inf(void **state)
     opnn_cuda_state_destroy(cs);
 }
 
+/* Teardown: the planner's fold again (also after a failure, which leaves the test early). */
+static int tile_fold_reset(void **state)
+{
+    (void)state;
+    g_tile_ranges = g_tile_sub = 0;
+    return 0;
+}
+
 /* ROW_TILE's slab plan run with each of its folds, whatever the planner chose: element by
  * element over g lanes an output (ranges 1), from a staggered row (ranges 2), and from whole
  * packs of rows, g lanes a slab (ranges 3, where the slab's B has a pack fold and its rows are
@@ -645,7 +653,6 @@ static void tile_folds__every_kind_dtype(void **state)
     opnn_cuda_state *cs = NULL;
     uint64_t seed = ts_seed(c->name);
     const int64_t r = c->shape[1], b = c->shape[2];
-    const char *floats[] = {"f32", "f64", "f16", "bf16"};
     const opnn_reduce_kind kinds[] = {OPNN_REDUCE_MAX, OPNN_REDUCE_MIN, OPNN_REDUCE_SUM};
     int served = 0, packs = 0;
 
@@ -681,7 +688,7 @@ static void tile_folds__every_kind_dtype(void **state)
                 }
             }
         }
-    g_tile_ranges = g_tile_sub = 0;
+    tile_fold_reset(NULL);
     assert_true(served > 0);
     /* the cases are chosen so that some dtype folds packs, but for the one without */
     if (OPNN_CUDA_ROW_TILE_PACK_COLS(b) && strcmp(c->name, "middle_tile_no_packs") != 0)
@@ -1463,6 +1470,8 @@ int main(void)
                    planner_cases, NUM_PLANNER_CASES);
     add_case_tests(tests, names, &n, "tile_folds__every_kind_dtype", tile_folds__every_kind_dtype,
                    tile_fold_cases, NUM_TILE_FOLD_CASES);
+    for (size_t i = n - NUM_TILE_FOLD_CASES; i < n; i++)
+        tests[i].teardown_func = tile_fold_reset;
     add_case_tests(tests, names, &n, "shift__every_kind_dtype", shift__every_kind_dtype,
                    shift_cases, NUM_SHIFT_CASES);
     add_case_tests(tests, names, &n, "shift__every_kind_dtype", shift__every_kind_dtype,

@@ -1231,10 +1231,23 @@ static void check_launch(const opnn_reduce_plan *p)
         assert_true(l->block / 32 * 2 * l->tiles * 16 <= 48 * 1024); /* two tiles a warp */
         assert_true(l->grid_x <= (l->units + l->block / 32 - 1) / (l->block / 32));
         /* lanes a row (a slab's output): a power of two, each with a row of its own; the
-         * staggered columns (ranges 2) only for slabs */
+         * staggered columns (ranges 2) only for slabs, and the pack fold (ranges 3) only for
+         * slabs of B of OPNN_CUDA_ROW_TILE_PACK_COLS whose rows are whole packs, sub lanes a
+         * slab at most its packs */
         assert_true(l->sub >= 1 && l->sub <= 32 && (l->sub & (l->sub - 1)) == 0);
         assert_true(p->cls != OPNN_CLASS_MIDDLE || l->sub <= p->r);
-        assert_true(l->ranges == 1 || (l->ranges == 2 && p->cls == OPNN_CLASS_MIDDLE));
+        assert_true(l->ranges == 1 || (l->ranges == 2 && p->cls == OPNN_CLASS_MIDDLE) ||
+                    (l->ranges == 3 && p->cls == OPNN_CLASS_MIDDLE));
+        if (l->ranges == 3) {
+            const int64_t row = p->b * (int64_t)opnn__dtype_size(p->dtype);
+            const int64_t prow = 16 / (row % 16 == 0  ? 16
+                                       : row % 8 == 0 ? 8
+                                       : row % 4 == 0 ? 4
+                                                      : 2);
+            assert_true(OPNN_CUDA_ROW_TILE_PACK_COLS(p->b));
+            assert_int_equal(p->r % prow, 0);
+            assert_true(l->sub <= p->r / prow);
+        }
     } else if (l->family == OPNN_FAMILY_OUTER_INNER && l->block != OPNN_CUDA_BLOCK) {
         /* units of a few loads a thread: 64 or 128 threads, more units than slots, no split */
         assert_true(l->block == OPNN_CUDA_BLOCK / 4 || l->block == OPNN_CUDA_BLOCK / 2);
@@ -1258,6 +1271,7 @@ static void check_launch(const opnn_reduce_plan *p)
      * tile; the outer kernel's 16-byte loads in at most 1.5 blocks an SM */
     assert_true(l->ranges == 1 || l->ranges == 2 || l->ranges == OPNN_CUDA_UNROLL ||
                 (l->kernel == OPNN_KERNEL_OUTER && l->ranges == 3) ||
+                (l->kernel == OPNN_KERNEL_ROW_TILE && l->ranges == 3) ||
                 (l->kernel == OPNN_KERNEL_OUTER && l->ranges == 2 * OPNN_CUDA_UNROLL &&
                  2 * l->grid_x <= 3 * 132 && l->vec * (p->dtype.bits / 8) == 16) ||
                 (l->kernel == OPNN_KERNEL_OUTER && l->ranges == OPNN_CUDA_SHIFT_RANGES &&
@@ -1344,6 +1358,85 @@ static void h200_launch_strided(opnn_reduce_plan *p, int32_t ndim, const int64_t
     plan_view_for(p, ndim, shape, strides, naxes, axes, ts_dtype("f32"));
     opnn__reduce_plan_launch(p, &h200);
     check_launch(p);
+}
+
+/* ROW_TILE's pack fold (launch.ranges 3), forced (not a planner choice yet): g the most lanes up
+ * to a slab's packs (a power of two, at most 32), tiles of whole rounds of 32 / g slabs where they
+ * stay whole 32-byte sectors; refused, the plan untouched, for B without a pack fold, rows that
+ * are not whole packs, slabs past a tile and plans that are not slabs. */
+static void launch__tile_packs(void **state)
+{
+    const int64_t ax1[1] = {1};
+    struct {
+        int64_t shape[3];
+        const char *dtype;
+        int g;
+        int64_t slabs, vectors; /* a tile */
+    } ok[] = {
+        {{4194304, 32, 3}, "f16", 4, 32, 384},  /* 4 packs of 8 rows, 192 bytes: 34 -> 32 */
+        {{4194304, 32, 3}, "bf16", 4, 32, 384}, /* the same */
+        {{4194304, 32, 3}, "f32", 8, 16, 384},  /* 8 packs of 4 rows, 384 bytes: 17 -> 16 */
+        {{4194304, 32, 3}, "i32", 8, 16, 384},  /* the same */
+        {{2097152, 64, 3}, "f16", 8, 16, 384},  /* 8 packs: 17 -> 16 */
+        {{2097152, 64, 3}, "f32", 16, 8, 384},  /* 16 packs, 768 bytes: 8 */
+        {{4194304, 16, 3}, "f16", 2, 64, 384},  /* 2 packs, 96 bytes: 69 -> 64 */
+        {{4194304, 16, 3}, "f64", 8, 16, 384},  /* 8 packs of 2 rows, 384 bytes */
+        {{1048576, 128, 3}, "f32", 32, 4, 384}, /* 32 packs, 1536 bytes: a slab a round */
+        {{65536, 1024, 3}, "f16", 32, 1, 384},  /* 128 packs, 6 KB: a slab a tile */
+        {{4096, 48, 3}, "f16", 4, 16, 288},     /* 6 packs over 4 lanes: 23 -> 16 */
+        {{4096, 100, 5}, "f32", 16, 2, 250},    /* 25 packs; 3 slabs would end mid-sector */
+        {{4096, 8, 6}, "f16", 2, 64, 384},      /* packs of 4 rows of 12 bytes */
+        {{4096, 8, 6}, "f64", 8, 16, 384},      /* packs of one 48-byte row */
+        {{4096, 64, 7}, "f64", 32, 1, 224},     /* 32 packs of 2 rows, 3584 bytes */
+        {{4096, 16, 5}, "i64", 8, 8, 320},      /* 8 packs, 640 bytes: 10 -> 8 */
+    };
+    struct {
+        int64_t shape[3];
+        const char *dtype;
+    } refused[] = {
+        {{4096, 100, 5}, "f16"},   /* 100 rows: not whole packs of 8 */
+        {{4096, 129, 3}, "f32"},   /* 129 rows: not whole packs of 4 */
+        {{4096, 24, 4}, "f32"},    /* 4 columns: no pack fold */
+        {{4096, 8, 17}, "f32"},    /* 17 columns: no pack fold */
+        {{65536, 1024, 3}, "f32"}, /* 12 KB slabs: past a tile */
+    };
+    opnn_reduce_plan p, q;
+    (void)state;
+
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        plan_dtype_for(&p, 3, ok[i].shape, 1, ax1, ts_dtype(ok[i].dtype));
+        opnn__reduce_plan_launch(&p, &h200);
+        assert_true(opnn__reduce_launch_tile_packs(&p, &h200));
+        check_launch(&p);
+        assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+        assert_int_equal(p.launch.ranges, 3);
+        assert_int_equal(p.launch.sub, ok[i].g);
+        assert_int_equal(p.launch.segs, 1); /* a slab a pack: slabs of whole vectors */
+        assert_int_equal(p.launch.chunk, ok[i].slabs);
+        assert_int_equal(p.launch.tiles, ok[i].vectors);
+        assert_int_equal(p.launch.tiles % 2, 0); /* whole sectors */
+        assert_int_equal(p.launch.units, (ok[i].shape[0] + ok[i].slabs - 1) / ok[i].slabs);
+    }
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        plan_dtype_for(&p, 3, refused[i].shape, 1, ax1, ts_dtype(refused[i].dtype));
+        opnn__reduce_plan_launch(&p, &h200);
+        memcpy(&q, &p, sizeof p);
+        assert_false(opnn__reduce_launch_tile_packs(&p, &h200));
+        assert_memory_equal(&p, &q, sizeof p);
+    }
+    /* rows (not slabs) of a tile */
+    const int64_t rows[2] = {4096, 96};
+    plan_dtype_for(&p, 2, rows, 1, ax1, ts_dtype("f32"));
+    opnn__reduce_plan_launch(&p, &h200);
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    memcpy(&q, &p, sizeof p);
+    assert_false(opnn__reduce_launch_tile_packs(&p, &h200));
+    assert_memory_equal(&p, &q, sizeof p);
+    /* the planner itself keeps the element-wise fold (until the pack fold is measured) */
+    const int64_t s32[3] = {4194304, 32, 3};
+    h200_launch(&p, 3, s32, 1, ax1, "f16");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_true(p.launch.ranges == 1 || p.launch.ranges == 2);
 }
 
 /* A shift plan of exact tiles (a warp a row, tiles of 32 vectors): `tiles` a slab, one wave of
@@ -2420,6 +2513,7 @@ int main(void)
         cmocka_unit_test(class_name__every_class),
         cmocka_unit_test(plan__random_views_keep_mapping),
         cmocka_unit_test(launch__suite_shapes_on_h200),
+        cmocka_unit_test(launch__tile_packs),
         cmocka_unit_test(launch__shift_test_shapes),
         cmocka_unit_test(launch__warp_tiles),
         cmocka_unit_test(launch__warp_unit_grid),

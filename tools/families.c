@@ -6,7 +6,7 @@
  *   opnn_families --shape 16,16777216 --axes 0 [--dtype f32] [--strides S] [--offset E]
  *                 [--op sum|mean|max|min|prod] [--family NAME|planner|all]
  *                 [--sub N[,N..]] [--vec N] [--ranges N[,N..]] [--block N] [--grid N]
- *                 [--reps N]
+ *                 [--packs 0|1] [--reps N]
  *
  * Inputs of less than 1 MB are timed as a host loop of 10000 calls (the graph replays op_run
  * gets); larger ones as `opnn bench` times them: --reps calls enqueued behind a hold and run back
@@ -44,7 +44,7 @@ typedef struct fam_args {
     DLDataType dtype;
     opnn_reduce_kind kind;
     const char *family; /* NULL or "all": every family; "planner": the planner's only */
-    int vec, block, reps;
+    int vec, block, reps, packs;
     int subs[FAM_MAX_LIST], nsub;      /* --sub values, each timed (0 values: the plan's) */
     int ranges[FAM_MAX_LIST], nranges; /* --ranges values, each timed with each --sub */
     int64_t grid, split;
@@ -55,7 +55,7 @@ static const char usage[] =
     "                     [--strides S0,S1,..] [--offset ELEMENTS] [--op sum|mean|max|min|prod]\n"
     "                     [--family NAME|planner|all] [--sub N[,N..]] [--vec N]\n"
     "                     [--ranges N[,N..]] [--block 64|128|192|256] [--grid N] [--split N]\n"
-    "                     [--reps N]\n"
+    "                     [--packs 0|1] [--reps N]\n"
     "Times the planner's CUDA family and every other family that serves the reduction (or the\n"
     "one named); --sub, --vec, --ranges, --block and --grid override those launch fields of\n"
     "every plan timed, unchecked: a value its kernel does not support may compute garbage or\n"
@@ -65,7 +65,9 @@ static const char usage[] =
     "--block on a group-kernel plan also scales its tiles (units), and its grid where it had a\n"
     "block a tile.\n"
     "--split sets the slices of an OUTER plan of a block a unit, a run of vectors, super-rows\n"
-    "or shift tiles (no R1): rows, units, grid and workspace follow.\n";
+    "or shift tiles (no R1): rows, units, grid and workspace follow.\n"
+    "--packs 1 plans a MIDDLE slab plan of ROW_TILE with its pack fold (launch.ranges 3: lanes\n"
+    "a slab and tiles as they would be planned; no plan uses it yet), before --sub/--ranges.\n";
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -162,7 +164,9 @@ static int parse_args(int argc, char **argv, fam_args *a)
             int sp;
             bad = parse_int(v, 1, 1 << 20, &sp);
             a->split = sp;
-        } else if (!strcmp(o, "--reps"))
+        } else if (!strcmp(o, "--packs"))
+            bad = parse_int(v, 0, 1, &a->packs);
+        else if (!strcmp(o, "--reps"))
             bad = parse_int(v, 1, 10000, &a->reps);
         else {
             fprintf(stderr, "opnn_families: unknown option %s\n%s", o, usage);
@@ -301,6 +305,32 @@ static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam
     opnn_cuda_state_destroy(cs);
 }
 
+/* --vec, --block, --split and --grid on a plan whose ranges and sub are set */
+static void apply_overrides(const fam_args *a, opnn_reduce_plan *plan)
+{
+    if (a->vec)
+        plan->launch.vec = a->vec;
+    if (a->block && plan->launch.kernel == OPNN_KERNEL_INNER_GROUP && plan->launch.split == 1 &&
+        a->block != plan->launch.block) {
+        /* a tile is a block's groups of rows: as many more tiles as the block is smaller, each
+         * its own block where the plan gave each tile one (a tile past the rows reads nothing) */
+        const bool own = plan->launch.grid_x == plan->launch.units;
+        plan->launch.units = (plan->launch.units * plan->launch.block + a->block - 1) / a->block;
+        if (own)
+            plan->launch.grid_x = plan->launch.units;
+    }
+    if (a->block)
+        plan->launch.block = a->block;
+    if (a->split && !opnn__reduce_launch_outer_split(plan, a->split))
+        printf("(--split not applied to %s: not an OUTER plan of one slab)\n",
+               opnn__cuda_family_name(plan->launch.family));
+    if (a->grid && plan->launch.workspace_bytes == 0)
+        plan->launch.grid_x = a->grid;
+    else if (a->grid)
+        printf("(--grid not applied to %s: its blocks write partials)\n",
+               opnn__cuda_family_name(plan->launch.family));
+}
+
 int main(int argc, char **argv)
 {
     fam_args a;
@@ -400,29 +430,14 @@ int main(int argc, char **argv)
             if (family <= OPNN_FAMILY_NONE || !opnn__reduce_launch_family(&plan, &props, family))
                 continue;
         }
-        if (a.vec)
-            plan.launch.vec = a.vec;
-        if (a.block && plan.launch.kernel == OPNN_KERNEL_INNER_GROUP && plan.launch.split == 1 &&
-            a.block != plan.launch.block) {
-            /* a tile is a block's groups of rows: as many more tiles as the block is smaller,
-             * each its own block where the plan gave each tile one (a tile past the rows
-             * reads nothing) */
-            const bool own = plan.launch.grid_x == plan.launch.units;
-            plan.launch.units = (plan.launch.units * plan.launch.block + a.block - 1) / a.block;
-            if (own)
-                plan.launch.grid_x = plan.launch.units;
+        if (a.packs && (plan.launch.family != OPNN_FAMILY_ROW_TILE ||
+                        !opnn__reduce_launch_tile_packs(&plan, &props))) {
+            printf("(--packs not applied to %s: not a ROW_TILE slab plan with a pack fold)\n",
+                   opnn__cuda_family_name(plan.launch.family));
+            continue;
         }
-        if (a.block)
-            plan.launch.block = a.block;
-        if (a.split && !opnn__reduce_launch_outer_split(&plan, a.split))
-            printf("(--split not applied to %s: not an OUTER plan of one slab)\n",
-                   opnn__cuda_family_name(plan.launch.family));
-        if (a.grid && plan.launch.workspace_bytes == 0)
-            plan.launch.grid_x = a.grid;
-        else if (a.grid)
-            printf("(--grid not applied to %s: its blocks write partials)\n",
-                   opnn__cuda_family_name(plan.launch.family));
-        /* each --ranges with each --sub (the plan's where none is given) */
+        /* each --ranges with each --sub (the plan's where none is given), set before the other
+         * overrides: --split reads the ranges and sizes the workspace by the sub */
         for (int ir = 0; ir < (a.nranges ? a.nranges : 1); ir++)
             for (int is = 0; is < (a.nsub ? a.nsub : 1); is++) {
                 opnn_reduce_plan v = plan;
@@ -430,6 +445,7 @@ int main(int argc, char **argv)
                     v.launch.ranges = a.ranges[ir];
                 if (a.nsub)
                     v.launch.sub = a.subs[is];
+                apply_overrides(&a, &v);
                 time_plan(&a, &v, &b, family < 0 ? "planner" : "forced", in_bytes, out_bytes);
             }
         timed++;

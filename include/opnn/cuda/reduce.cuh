@@ -993,8 +993,6 @@ struct rowtile_args {
     int aligned;   /* in is 16-byte aligned: vector loads; else element loads */
     int stagger;   /* b > 1: lane h of an output of slab s starts at its (s mod its rows)-th row,
                       h + g (s mod its rows), and goes round (launch.ranges 2) */
-    int packs;     /* b > 1: g lanes a slab fold its columns from whole packs of rows
-                      (tile_slab_packs; launch.ranges 3) */
 };
 
 /* One row of the tile at `row` (shared memory), read as chunks of C (k * size is a multiple of
@@ -1123,9 +1121,9 @@ template <class T, int K> struct row_pack_shape;
  * read as NV 16-byte vectors from shared memory, element i of a pack into column i % NB (a
  * register: NB is known at compile time, so no index arithmetic remains an element; a column's P
  * elements of a pack as a tree, then onto its accumulator); the g partials of a column are
- * combined by shuffles and lane c % g stores column c. With g the slab's packs (the planner's,
- * where they are a power of two) a warp's lanes read consecutive packs, an odd number of vectors
- * apart for odd NB: no bank conflicts (the element-wise fold of 16-bit slabs of 3 columns waited
+ * combined by shuffles and lane c % g stores column c. With g the slab's packs (a power of two)
+ * a warp's lanes read consecutive packs, an odd number of vectors apart for odd NB: no bank
+ * conflicts (the element-wise fold of 16-bit slabs of 3 columns waited
  * on 4-8 wavefronts a load, or issued 1.5 times the instructions staggered). */
 template <class Op, int NB>
 __device__ __forceinline__ void tile_slab_packs(const Op &op, const uint4 *sw, int nr, int nrow,
@@ -1135,6 +1133,7 @@ __device__ __forceinline__ void tile_slab_packs(const Op &op, const uint4 *sw, i
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
     constexpr int NV = row_pack_shape<T, NB>::NV, P = row_pack_shape<T, NB>::P;
+    static_assert(P * NB * (int)sizeof(T) == 16 * NV, "a pack spans whole 16-byte vectors");
     const int gh = lane & (g - 1), per = 32 >> log2g, npk = nrow / P;
     for (int s0 = 0; s0 < nr; s0 += per) { /* warp-uniform trip count: shuffles below */
         const int s = s0 + (lane >> log2g);
@@ -2853,11 +2852,11 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
             a.chunk /= 2;
         a.aligned = ((uintptr_t)in & 15u) == 0;
         a.stagger = a.b > 1 && l.ranges == 2;
-        a.packs = a.b > 1 && l.ranges == 3;
         /* packs: B of the kernel's pack folds, a column's rows whole packs (16 / gcd(B * size,
          * 16) rows, so every slab starts on a 16-byte vector) */
+        const bool packs = a.b > 1 && l.ranges == 3;
         const int64_t brow = a.b * (int64_t)sizeof(T), prow = 16 / min(brow & -brow, (int64_t)16);
-        if (a.packs && (!OPNN_CUDA_ROW_TILE_PACK_COLS(a.b) || (a.k / a.b) % prow != 0)) {
+        if (packs && (!OPNN_CUDA_ROW_TILE_PACK_COLS(a.b) || (a.k / a.b) % prow != 0)) {
             if (msg && msg_len)
                 snprintf(msg, msg_len,
                          "CUDA reduce: ROW_TILE folding slabs of %lld columns from packs of %lld"
@@ -2893,7 +2892,7 @@ op_status reduce(const Op &op, const opnn_reduce_plan *plan, const void *in, voi
                          a.tile_vec, block.x, smem);
             return OP_ERR_INTERNAL;
         }
-        switch (a.packs ? a.b : 0) { /* OPNN_CUDA_ROW_TILE_PACK_COLS */
+        switch (packs ? a.b : 0) { /* OPNN_CUDA_ROW_TILE_PACK_COLS */
         case 3:
             row_tile_kernel<Op, 3><<<grid_of(l.grid_x), block, smem, stream>>>(op, a);
             break;
