@@ -239,6 +239,14 @@ static const layout_case layout_cases[] = {
     {"middle_odd", 3, {5, 33, 19}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
     {"middle_long", 3, {3, 1000, 70}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
     {"middle_gapped", 3, {4, 9, 10}, STRIDES(200, 11, 1), AXES(1, 1), false, OPNN_CLASS_MIDDLE},
+    /* rows of fewer contiguous elements than a vector, read as one run (ctile_flat): periods of
+     * 8 rows (B 3, 7; 4 for f64 B 3), 4 (B 2, 6) or 2 (B 4), slabs ending inside one (rows past
+     * the last whole period), several leaves a slab, and split between threads */
+    {"middle_narrow_3", 3, {7, 1001, 3}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
+    {"middle_narrow_6", 3, {5, 2003, 6}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
+    {"middle_narrow_7_leaves", 3, {2, 9001, 7}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
+    {"col_narrow_2_parallel", 2, {70001, 2}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    {"col_narrow_4", 2, {3003, 4}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
     /* inner runs of up to 8 vectors (f32: 64) are grouped columns, longer ones runs */
     {"outer_inner_odd", 3, {7, 5, 49}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER},
     {"outer_inner_few_c", 3, {300, 2, 50}, true, {0}, AXES(2, 0, 2), false,
