@@ -203,7 +203,8 @@ static void check_layout(const layout_case *c, opnn_reduce_kind kind, DLDataType
 
 /* Sizes around the blocking of kernel/cpu/reduce_cpu_common.h: 32 f32 lanes (16 for 64-bit
  * types), leaves of 2048 elements, 8-vector column tiles, panels of 8 KiB of input, column leaves
- * of 16 to 128 rows, parallel work from 32768 elements. */
+ * of 16 to 128 rows (rows narrower than a vector: 128 periods of 2 to 8 rows), parallel work from
+ * 32768 elements. */
 /* clang-format off */
 static const layout_case layout_cases[] = {
     {"rank0", 0, {0}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL},
@@ -247,6 +248,11 @@ static const layout_case layout_cases[] = {
     {"middle_narrow_7_leaves", 3, {2, 9001, 7}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
     {"col_narrow_2_parallel", 2, {70001, 2}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
     {"col_narrow_4", 2, {3003, 4}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
+    {"middle_narrow_gapped", 3, {3, 17, 3}, STRIDES(60, 3, 1), AXES(1, 1), false,
+     OPNN_CLASS_MIDDLE},
+    {"middle_narrow_broadcast", 3, {3, 17, 3}, STRIDES(0, 3, 1), AXES(1, 1), false,
+     OPNN_CLASS_MIDDLE},
+    {"middle_narrow_short", 3, {301, 5, 3}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
     /* inner runs of up to 8 vectors (f32: 64) are grouped columns, longer ones runs */
     {"outer_inner_odd", 3, {7, 5, 49}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER},
     {"outer_inner_few_c", 3, {300, 2, 50}, true, {0}, AXES(2, 0, 2), false,
@@ -379,6 +385,7 @@ static const layout_case special_cases[] = {
     {"row", 2, {3, 41}, true, {0}, AXES(1, 1), false, OPNN_CLASS_ROW},
     {"col", 2, {11, 21}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL},
     {"middle", 3, {2, 5, 9}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
+    {"middle_narrow", 3, {2, 19, 3}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE},
     {"outer_inner", 3, {3, 2, 11}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_OUTER_INNER},
     {"generic", 4, {3, 2, 4, 3}, true, {0}, AXES(2, 0, 2), false, OPNN_CLASS_GENERIC},
 };
