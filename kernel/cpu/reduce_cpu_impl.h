@@ -525,7 +525,8 @@ typedef struct RCF(colg) {
     int h;
     int64_t nparts, size, live;
     RC_V *buf;
-    bool flat; /* rows of B < RC_VL contiguous elements, one panel: leaves by ctile_flat */
+    int64_t prow; /* rows of B < RC_VL contiguous elements, one panel: the rows of a period
+                     (RC_VL / gcd(B, RC_VL)), leaves by ctile_flat; else 0 */
 } RCF(colg);
 
 /* Row r of a column tile (at x + off[r], or x + r * rs when off is NULL), with the same bytes of
@@ -653,12 +654,9 @@ static RC_ALWAYS_INLINE void RCF(cleaf_body)(const RC_T *x, const int64_t *off, 
  * then each column's lanes are combined in order (accumulator, then lane), and the rows past the
  * last whole period one by one. The column tile read each of these rows as a partial vector, a
  * lane at a time: [128, 3136, 3] f32 over 1 ran at 0.011 of the read ceiling (2-core VM). */
-static void RCF(ctile_flat)(const RC_T *x, int64_t nrows, int64_t b, RC_V *res)
+static void RCF(ctile_flat)(const RC_T *x, int64_t nrows, int64_t b, int64_t prow, RC_V *res)
 {
-    int64_t g = RC_VL;
-    while (b % g != 0)
-        g /= 2;
-    const int64_t pv = b / g, prow = RC_VL / g, nper = nrows / prow;
+    const int64_t pv = b * prow / RC_VL, nper = nrows / prow;
     RC_V a[RC_VL], r = RCF(splat)(RC_IDENT);
 
     for (int64_t m = 0; m < pv; m++)
@@ -696,8 +694,8 @@ static void RCF(cleaf)(const RCF(colg) * g, const RC_T *x, int64_t r0, int64_t n
 {
     int64_t off[RC_COL_LEAF_MAX];
 
-    if (g->flat) {
-        RCF(ctile_flat)(x + r0 * g->B, nrows, g->B, res);
+    if (g->prow) {
+        RCF(ctile_flat)(x + r0 * g->B, nrows, g->B, g->prow, res);
         return;
     }
     if (g->rows.nd == 1) {
@@ -1007,15 +1005,16 @@ static void RCF(cols_run)(RCF(colg) * g)
     g->rb = rc_col_leaf_rows(g->B);
     /* rows of B < RC_VL contiguous elements: leaves of whole periods (ctile_flat), each lane
      * folding as many rows as a column tile's lane does (RC_COL_LEAF_MAX) */
-    g->flat = g->G == 1 && g->rows.nd == 1 && g->rows.istride[0] == g->B && g->B < RC_VL;
-    if (g->flat) {
+    g->prow = 0;
+    if (g->G == 1 && g->rows.nd == 1 && g->rows.istride[0] == g->B && g->B < RC_VL) {
         int64_t gb = RC_VL;
         while (g->B % gb != 0)
             gb /= 2;
         /* columns shorter than a period: the column tile (no whole period to read) */
-        g->flat = R >= RC_VL / gb;
-        if (g->flat)
-            g->rb = RC_COL_LEAF_MAX * (RC_VL / gb);
+        if (R >= RC_VL / gb) {
+            g->prow = RC_VL / gb;
+            g->rb = RC_COL_LEAF_MAX * g->prow;
+        }
     }
     g->nl = rc_ceil_div(R, g->rb);
     g->h = rc_ceil_log2(g->nl);
