@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/plan.h"
 #include "kernel/cpu/reduce_cpu.h"
@@ -316,6 +318,11 @@ static const big_case big_cases[] = {
                        OPNN_CLASS_COL}},
     {"col_wide", {"col_wide", 2, {301, 2050}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL}},
     {"middle", {"middle", 3, {2, 20001, 24}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE}},
+    /* slabs of a leaf each, shorter than a period (rows read as vectors) and longer */
+    {"middle_narrow_short", {"middle_narrow_short", 3, {20011, 5, 3}, true, {0}, AXES(1, 1),
+                             false, OPNN_CLASS_MIDDLE}},
+    {"middle_narrow_slabs", {"middle_narrow_slabs", 3, {3001, 14, 7}, true, {0}, AXES(1, 1),
+                             false, OPNN_CLASS_MIDDLE}},
     {"outer_inner", {"outer_inner", 3, {2001, 3, 150}, true, {0}, AXES(2, 0, 2), false,
                      OPNN_CLASS_OUTER_INNER}},
     /* enough kept channels for every thread: each reads its slab of every outer index */
@@ -768,6 +775,110 @@ static void cpu_reduce__zero_stride_2pow32_elements(void **state)
     ts_buf_free(&out);
 }
 
+/* --- reads stay inside the input ------------------------------------------------------------ */
+
+/* bytes of storage placed against an inaccessible page: ending where it begins (tail) or
+ * starting where it ends: a read past either end of the input faults. */
+typedef struct fenced {
+    void *map;
+    size_t len;
+    void *data;
+} fenced;
+
+static fenced fenced_alloc(size_t bytes, bool tail)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (bytes + pg - 1) / pg * pg + pg;
+    fenced f = {NULL, len, NULL};
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (m == MAP_FAILED)
+        return f;
+    if (mprotect(tail ? (char *)m + len - pg : m, pg, PROT_NONE) != 0) {
+        munmap(m, len);
+        return f;
+    }
+    f.map = m;
+    f.data = tail ? (char *)m + len - pg - bytes : (char *)m + pg;
+    return f;
+}
+
+/* Runs [A, R, B] over axis 1 (slab stride R * B + gap) with kind k from storage in an ordinary
+ * buffer, then from fenced storage on either side with 1 and 2 threads: the same bits. */
+static int check_fenced(DLDataType dt, int64_t A, int64_t R, int64_t B, int64_t gap, ts_rng *r)
+{
+    static const opnn_reduce_kind kinds[] = {OPNN_REDUCE_SUM, OPNN_REDUCE_MAX};
+    layout_case c = {"fenced",   3,     {A, R, B},        false, {R * B + gap, B, 1},
+                     AXES(1, 1), false, OPNN_CLASS_MIDDLE};
+    opnn_reduce_request req;
+    opnn_reduce_plan plan;
+    char msg[256] = "", what[160];
+    int64_t storage = storage_of(&c);
+    size_t es = ts_dtype_size(dt), bytes = (size_t)storage * es;
+    ts_buf in = ts_buf_alloc(bytes);
+    int runs = 0;
+
+    memset(&req, 0, sizeof req);
+    req.op = "fenced";
+    req.ndim = c.ndim;
+    req.shape = c.shape;
+    req.strides = c.strides;
+    req.axes = c.axes;
+    req.num_axes = 1;
+    req.dtype = dt;
+    if (opnn__reduce_plan_init(&plan, &req, msg, sizeof msg) != OP_OK)
+        fail_msg("fenced [%lld, %lld, %lld]: planner refused: %s", (long long)A, (long long)R,
+                 (long long)B, msg);
+    assert_non_null(in.data);
+    ts_fill_random(r, in.data, dt, storage, 1.0);
+    for (size_t k = 0; k < N_OF(kinds); k++) {
+        ts_buf want;
+        snprintf(what, sizeof what, "fenced [%lld, %lld, %lld] gap %lld %s/%s (%s)", (long long)A,
+                 (long long)R, (long long)B, (long long)gap, kind_names[kinds[k]],
+                 ts_dtype_name(dt), opnn__reduce_class_name(plan.cls));
+        want = run_kernel(&plan, kinds[k], in.data, 1, OPNN_CPU_ISA_AUTO, what);
+        for (int side = 0; side < 2; side++) {
+            fenced f = fenced_alloc(bytes, side == 0);
+            assert_non_null(f.map);
+            memcpy(f.data, in.data, bytes);
+            for (int t = 1; t <= 2; t++, runs++) {
+                ts_buf got = run_kernel(&plan, kinds[k], f.data, t, OPNN_CPU_ISA_AUTO, what);
+                if (memcmp(got.data, want.data, (size_t)plan.out_numel * es) != 0)
+                    fail_msg("%s: %d threads, fenced %s: other bits", what, t,
+                             side == 0 ? "after" : "before");
+                ts_buf_free(&got);
+            }
+            munmap(f.map, f.len);
+        }
+        ts_buf_free(&want);
+    }
+    ts_buf_free(&in);
+    return runs;
+}
+
+/* Narrow slabs [A, R, B] (B 1 to 7: under a vector for every dtype but f64; R around a period
+ * of 2 to 8 rows, and 8 leaves of 128 periods and 3 rows; slabs packed or an element apart),
+ * and [1, R, B], narrow columns, each input against an inaccessible page on either side: the
+ * kernels may read a whole vector past a row only where the tensor goes on (ctile_flat), never
+ * past the input. */
+static void cpu_reduce__reads_stay_inside_the_input(void **state)
+{
+    static const int64_t Bs[] = {1, 2, 3, 4, 5, 6, 7}, Rs[] = {1, 2, 3, 5, 7, 9, 17, 1027},
+                         As[] = {1, 2, 3, 5};
+    ts_rng rng = {ts_seed("cpu_reduce__reads_stay_inside_the_input")};
+    int runs = 0;
+
+    (void)state;
+    for (size_t d = 0; d < N_OF(dtype_names); d++)
+        for (size_t bi = 0; bi < N_OF(Bs); bi++)
+            for (size_t ri = 0; ri < N_OF(Rs); ri++)
+                for (size_t ai = 0; ai < N_OF(As); ai++)
+                    for (int64_t gap = 0; gap <= (As[ai] > 1); gap++)
+                        runs += check_fenced(ts_dtype(dtype_names[d]), As[ai], Rs[ri], Bs[bi], gap,
+                                             &rng);
+    omp_set_num_threads(omp_get_num_procs());
+    print_message("[ info ] %d fenced runs\n", runs);
+}
+
 /* --- arguments -------------------------------------------------------------------------------- */
 
 static void cpu_reduce__rejects_bad_arguments(void **state)
@@ -832,6 +943,7 @@ int main(void)
     ADD_TEST(tests, n, cpu_reduce__half_nan_stays_nan);
     ADD_TEST(tests, n, cpu_reduce__rejects_bad_arguments);
     ADD_CASES(tests, n, cpu_reduce__zero_stride_2pow32_elements, huge_cases);
+    ADD_TEST(tests, n, cpu_reduce__reads_stay_inside_the_input);
     ADD_TEST(tests, n, cpu_reduce__f32_sum_2pow28_within_1e6);
     assert_true(n <= N_OF(tests));
     return _cmocka_run_group_tests("test_reduce_cpu_kernels", tests, n, NULL, NULL);

@@ -649,43 +649,90 @@ static RC_ALWAYS_INLINE void RCF(cleaf_body)(const RC_T *x, const int64_t *off, 
 }
 
 /* A leaf of rows of b < RC_VL contiguous elements (x: its first row; rows b apart), read as one
- * run of whole vectors: a period of RC_VL / gcd(b, RC_VL) rows is pv = b / gcd(b, RC_VL) vectors,
- * element e of the run always column e % b, so vector m of each period goes onto accumulator m;
- * then each column's lanes are combined in order (accumulator, then lane), and the rows past the
- * last whole period one by one. The column tile read each of these rows as a partial vector, a
- * lane at a time: [128, 3136, 3] f32 over 1 ran at 0.011 of the read ceiling (2-core VM). */
-static void RCF(ctile_flat)(const RC_T *x, int64_t nrows, int64_t b, int64_t prow, RC_V *res)
+ * run of n = nrows * b elements in vectors: element e is column e % b, and a period of RC_VL /
+ * gcd(b, RC_VL) rows is pv = b / gcd(b, RC_VL) vectors, so vector k goes onto accumulator k % pv
+ * (the last one partial, IDENT-padded); then each column's lanes are combined in order
+ * (accumulator, then lane), in scalars. b is a constant after inlining (ctile_flat's switch):
+ * the accumulators and the lane fold stay in registers, unrolled. The column tile read each of
+ * these rows as a partial vector, a lane at a time: [128, 3136, 3] f32 over 1 ran at 0.011 of
+ * the read ceiling (2-core VM). Rows [0, wrows) may be read as whole vectors past the leaf's
+ * end (see below). */
+static RC_ALWAYS_INLINE RC_V RCF(ctile_flat_b)(const RC_T *x, int64_t nrows, const int64_t b,
+                                               int64_t wrows)
 {
-    const int64_t pv = b * prow / RC_VL, nper = nrows / prow;
+    const int64_t pv = b / (b & -b), n = nrows * b, nv = n / RC_VL, nper = nv / pv;
     RC_V a[RC_VL], r = RCF(splat)(RC_IDENT);
+    RC_A s[RC_VL];
 
-    for (int64_t m = 0; m < pv; m++)
-        a[m] = RCF(splat)(RC_IDENT);
+    if (nper == 0) {
+        /* less than a period: each accumulator lane holds at most one element, so the lane fold
+         * is each column's rows in order, which is the rows read one by one as vectors (lanes b
+         * and up not used). Rows before wrows may be read as RC_VL elements (past the leaf's
+         * end): one load a row instead of one a lane ([65536, 7, 7] f32 over 1: 499 -> 107 us,
+         * 2-core VM) */
+        RC_UNROLL8
+        for (int64_t row = 0; row < RC_VL; row++) {
+            if (row < nrows)
+                r = RC_VCOMB(r, row < wrows ? RC_VLOAD(x + row * b)
+                                            : RCF(vload_part)(x + row * b, 1, b));
+        }
+        return r;
+    }
+    RC_UNROLL8
+    for (int64_t i = 0; i < pv; i++)
+        a[i] = RCF(splat)(RC_IDENT);
     for (int64_t i = 0; i < nper; i++) {
         const RC_T *p = x + i * pv * RC_VL;
-        for (int64_t m = 0; m < pv; m++)
-            a[m] = RC_VCOMB(a[m], RC_VLOAD(p + m * RC_VL));
+        RC_UNROLL8
+        for (int64_t j = 0; j < pv; j++)
+            a[j] = RC_VCOMB(a[j], RC_VLOAD(p + j * RC_VL));
     }
-    if (nper > 0) {
-        /* the lanes a column at a time in scalars (a lane of r written at a variable index was
-         * a store and reload of the whole vector each: [65536, 7, 7] f32 over 1, a leaf a slab,
-         * 4.4x slower than the column tile) */
-        RC_A s[RC_VL];
-        int64_t c = 0;
-        for (int j = 0; j < RC_VL; j++)
-            s[j] = RC_IDENT;
-        for (int64_t m = 0; m < pv; m++)
-            for (int j = 0; j < RC_VL; j++) {
-                s[c] = RC_COMB(s[c], a[m][j]);
-                if (++c == b)
-                    c = 0;
-            }
-        for (int j = 0; j < RC_VL; j++)
-            r[j] = s[j];
+    /* the last period's whole vectors, then the partial one (constant indices into a[]: an
+     * index known only at run time keeps every accumulator in memory) */
+    RC_UNROLL8
+    for (int64_t j = 0; j < pv; j++) {
+        int64_t k = nper * pv + j;
+        if (k < nv)
+            a[j] = RC_VCOMB(a[j], RC_VLOAD(x + k * RC_VL));
+        else if (k == nv && n % RC_VL)
+            a[j] = RC_VCOMB(a[j], RCF(vload_part)(x + k * RC_VL, 1, n % RC_VL));
     }
-    for (int64_t row = nper * prow; row < nrows; row++)
-        r = RC_VCOMB(r, RCF(vload_part)(x + row * b, 1, b));
-    *res = r;
+    /* the lanes a column at a time in scalars (a lane of r written at a variable index was a
+     * store and reload of the whole vector each: [65536, 7, 7] f32 over 1 4.4x slower) */
+    RC_UNROLL8
+    for (int j = 0; j < RC_VL; j++)
+        s[j] = RC_IDENT;
+    RC_UNROLL8
+    for (int64_t i = 0; i < pv; i++) {
+        RC_UNROLL8
+        for (int j = 0; j < RC_VL; j++)
+            s[(i * RC_VL + j) % b] = RC_COMB(s[(i * RC_VL + j) % b], a[i][j]);
+    }
+    RC_UNROLL8
+    for (int j = 0; j < RC_VL; j++)
+        r[j] = s[j];
+    return r;
+}
+
+/* ctile_flat_b with b (1 <= b < RC_VL) a constant in each case. */
+#if RC_VL == 8
+#define RC_FLAT_CASES(F) F(1) F(2) F(3) F(4) F(5) F(6) F(7)
+#else
+#define RC_FLAT_CASES(F) F(1) F(2) F(3)
+#endif
+static void RCF(ctile_flat)(const RC_T *x, int64_t nrows, int64_t b, RC_V *res)
+{
+    /* rows whose vector ends inside the leaf */
+    int64_t wrows = nrows * b >= RC_VL ? (nrows * b - RC_VL) / b + 1 : 0;
+
+    switch (b) {
+#define RC_FLAT_CASE(B_)                                                                           \
+    case B_:                                                                                       \
+        *res = RCF(ctile_flat_b)(x, nrows, B_, wrows);                                             \
+        return;
+        RC_FLAT_CASES(RC_FLAT_CASE)
+#undef RC_FLAT_CASE
+    }
 }
 
 /* A leaf: rows [r0, r0 + nrows) of cols (<= the panel width) columns from x. */
@@ -695,7 +742,7 @@ static void RCF(cleaf)(const RCF(colg) * g, const RC_T *x, int64_t r0, int64_t n
     int64_t off[RC_COL_LEAF_MAX];
 
     if (g->prow) {
-        RCF(ctile_flat)(x + r0 * g->B, nrows, g->B, g->prow, res);
+        RCF(ctile_flat)(x + r0 * g->B, nrows, g->B, res);
         return;
     }
     if (g->rows.nd == 1) {
@@ -969,12 +1016,58 @@ static void RCF(cunits_multi)(const RCF(colg) * g, int64_t u0, int64_t u1, RC_V 
         RCF(cunit)(g, u, scratch);
 }
 
+/* Slabs [u0, u1) of g, each a single leaf of rows of b < RC_VL contiguous elements (g->prow,
+ * g->nl == 1; a unit is a slab), b a constant after inlining: ctile_flat_b, then the b outputs.
+ * The unit path's set-up per slab (its position by division, the tree, cput) cost more than
+ * reading a slab of a few hundred bytes ([262144, 16, 3] f32 over 1: 4784 -> 683 us with b a
+ * constant, 2-core VM). */
+static RC_ALWAYS_INLINE void RCF(flat_slabs_b)(const RCF(colg) * g, int64_t u0, int64_t u1,
+                                               const int64_t b)
+{
+    int64_t R = g->rows.count, is = g->outer.nd ? g->outer.istride[0] : 0,
+            os = g->outer.nd ? g->outer.ostride[0] : 0;
+    /* rows of a slab whose vector ends inside it; all of them in slabs that a later slab starts
+     * at least RC_VL - 1 elements after (slabs in order, one outer dim): inside the tensor */
+    int64_t wrows = R * b >= RC_VL ? (R * b - RC_VL) / b + 1 : 0, wend = 0;
+
+    if (g->outer.nd == 1 && is >= R * b)
+        wend = g->outer.count - rc_ceil_div(RC_VL - 1, is);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t io = u * is, oo = u * os;
+        RC_V r;
+        if (g->outer.nd > 1)
+            rc_walk_at(&g->outer, u, &io, &oo);
+        r = RCF(ctile_flat_b)(g->x + io, R, b, u < wend ? R : wrows);
+        RC_UNROLL8
+        for (int64_t j = 0; j < b; j++)
+            RCF(put)(g->out + oo + j * g->bos, r[j], g->fin);
+    }
+}
+
+static void RCF(flat_slabs)(const RCF(colg) * g, int64_t u0, int64_t u1)
+{
+    switch (g->B) {
+#define RC_FLAT_CASE(B_)                                                                           \
+    case B_:                                                                                       \
+        RCF(flat_slabs_b)(g, u0, u1, B_);                                                          \
+        return;
+        RC_FLAT_CASES(RC_FLAT_CASE)
+#undef RC_FLAT_CASE
+    }
+}
+
 /* Units [u0, u1) of the column reduction g (a thread's share of cols_run), RC_STREAMS of them
  * side by side when their state can be allocated. */
 static void RCF(cols_units)(RCF(colg) * g, int64_t u0, int64_t u1)
 {
-    RC_V *scratch = RCF(scratch_alloc)(g);
-    RC_V *st =
+    RC_V *scratch, *st;
+
+    if (g->prow && g->nl == 1) {
+        RCF(flat_slabs)(g, u0, u1);
+        return;
+    }
+    scratch = RCF(scratch_alloc)(g);
+    st =
         u1 - u0 >= RC_STREAMS
             ? aligned_alloc(sizeof(RC_V), (size_t)(RC_STREAMS * (g->h + 2) * g->nvp) * sizeof(RC_V))
             : NULL;
@@ -1010,11 +1103,8 @@ static void RCF(cols_run)(RCF(colg) * g)
         int64_t gb = RC_VL;
         while (g->B % gb != 0)
             gb /= 2;
-        /* columns shorter than a period: the column tile (no whole period to read) */
-        if (R >= RC_VL / gb) {
-            g->prow = RC_VL / gb;
-            g->rb = RC_COL_LEAF_MAX * g->prow;
-        }
+        g->prow = RC_VL / gb;
+        g->rb = RC_COL_LEAF_MAX * g->prow;
     }
     g->nl = rc_ceil_div(R, g->rb);
     g->h = rc_ceil_log2(g->nl);
@@ -1369,6 +1459,7 @@ static void RCF(run)(const opnn_reduce_plan *pl, const void *in, void *outp)
 
 #undef RCF
 #undef RC_W
+#undef RC_FLAT_CASES
 #undef RC_VCOMB_NONAN
 #undef RC_VNAN_OR
 #undef RC_VANY
