@@ -655,8 +655,8 @@ static RC_ALWAYS_INLINE void RCF(cleaf_body)(const RC_T *x, const int64_t *off, 
  * (accumulator, then lane), in scalars. b is a constant after inlining (ctile_flat's switch):
  * the accumulators and the lane fold stay in registers, unrolled. The column tile read each of
  * these rows as a partial vector, a lane at a time: [128, 3136, 3] f32 over 1 ran at 0.011 of
- * the read ceiling (2-core VM). Rows [0, wrows) may be read as whole vectors past the leaf's
- * end (see below). */
+ * the read ceiling (2-core VM). A leaf of fewer than two periods is its rows one by one; of
+ * those, rows [0, wrows) may be read as whole vectors past the leaf's end. */
 static RC_ALWAYS_INLINE RC_V RCF(ctile_flat_b)(const RC_T *x, int64_t nrows, const int64_t b,
                                                int64_t wrows)
 {
@@ -664,18 +664,17 @@ static RC_ALWAYS_INLINE RC_V RCF(ctile_flat_b)(const RC_T *x, int64_t nrows, con
     RC_V a[RC_VL], r = RCF(splat)(RC_IDENT);
     RC_A s[RC_VL];
 
-    if (nper == 0) {
-        /* less than a period: each accumulator lane holds at most one element, so the lane fold
-         * is each column's rows in order, which is the rows read one by one as vectors (lanes b
-         * and up not used). Rows before wrows may be read as RC_VL elements (past the leaf's
-         * end): one load a row instead of one a lane ([65536, 7, 7] f32 over 1: 499 -> 107 us,
-         * 2-core VM) */
-        RC_UNROLL8
-        for (int64_t row = 0; row < RC_VL; row++) {
-            if (row < nrows)
-                r = RC_VCOMB(r, row < wrows ? RC_VLOAD(x + row * b)
-                                            : RCF(vload_part)(x + row * b, 1, b));
-        }
+    if (nrows < 2 * (RC_VL / (b & -b))) {
+        /* fewer than two periods: the rows one by one, each read as a vector (lanes b and up not
+         * used), a whole one before wrows (past the leaf's end) and a lane at a time after. The
+         * lane fold (pv * RC_VL combines) costs more than it saves: [65536, 14, 7] f32 over 1
+         * 472 -> 186 us; [65536, 7, 7] (less than a period: the lane fold's bits) 499 -> 107
+         * us, 2-core VM */
+        int64_t row = 0, w = rc_min64(nrows, wrows);
+        for (; row < w; row++)
+            r = RC_VCOMB(r, RC_VLOAD(x + row * b));
+        for (; row < nrows; row++)
+            r = RC_VCOMB(r, RCF(vload_part)(x + row * b, 1, b));
         return r;
     }
     RC_UNROLL8
