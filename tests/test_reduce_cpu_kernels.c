@@ -802,8 +802,9 @@ static fenced fenced_alloc(size_t bytes, bool tail)
     return f;
 }
 
-/* Runs [A, R, B] over axis 1 (slab stride R * B + gap) with kind k from storage in an ordinary
- * buffer, then from fenced storage on either side with 1 and 2 threads: the same bits. */
+/* Runs [A, R, B] over axis 1 (slab stride R * B + gap; B 0: [A, R], row stride R + gap) with
+ * Sum and Max from storage in an ordinary buffer, then from fenced storage on either side with 1
+ * and 2 threads: the same bits. */
 static int check_fenced(DLDataType dt, int64_t A, int64_t R, int64_t B, int64_t gap, ts_rng *r)
 {
     static const opnn_reduce_kind kinds[] = {OPNN_REDUCE_SUM, OPNN_REDUCE_MAX};
@@ -812,11 +813,19 @@ static int check_fenced(DLDataType dt, int64_t A, int64_t R, int64_t B, int64_t 
     opnn_reduce_request req;
     opnn_reduce_plan plan;
     char msg[256] = "", what[160];
-    int64_t storage = storage_of(&c);
-    size_t es = ts_dtype_size(dt), bytes = (size_t)storage * es;
-    ts_buf in = ts_buf_alloc(bytes);
+    int64_t storage;
+    size_t es = ts_dtype_size(dt), bytes;
+    ts_buf in;
     int runs = 0;
 
+    if (B == 0) {
+        c.ndim = 2;
+        c.strides[0] = R + gap;
+        c.strides[1] = 1;
+    }
+    storage = storage_of(&c);
+    bytes = (size_t)storage * es;
+    in = ts_buf_alloc(bytes);
     memset(&req, 0, sizeof req);
     req.op = "fenced";
     req.ndim = c.ndim;
@@ -857,9 +866,9 @@ static int check_fenced(DLDataType dt, int64_t A, int64_t R, int64_t B, int64_t 
 
 /* Narrow slabs [A, R, B] (B 1 to 7: under a vector for every dtype but f64; R around a period
  * of 2 to 8 rows, and 8 leaves of 128 periods and 3 rows; slabs packed or an element apart),
- * and [1, R, B], narrow columns, each input against an inaccessible page on either side: the
- * kernels may read a whole vector past a row only where the tensor goes on (ctile_flat), never
- * past the input. */
+ * [1, R, B] (narrow columns) and short rows [A, K], each input against an inaccessible page on
+ * either side: the kernels may read a whole vector past a row only where the tensor goes on
+ * (ctile_flat, rows_short_over), never past the input. */
 static void cpu_reduce__reads_stay_inside_the_input(void **state)
 {
     static const int64_t Bs[] = {1, 2, 3, 4, 5, 6, 7}, Rs[] = {1, 2, 3, 5, 7, 9, 17, 1027},
@@ -876,7 +885,60 @@ static void cpu_reduce__reads_stay_inside_the_input(void **state)
                         runs += check_fenced(ts_dtype(dtype_names[d]), As[ai], Rs[ri], Bs[bi], gap,
                                              &rng);
     omp_set_num_threads(omp_get_num_procs());
+    /* rows of 1 to 33 elements, in batches of 8 and not (rows_short_over) */
+    for (size_t d = 0; d < N_OF(dtype_names); d++)
+        for (int64_t K = 1; K <= 33; K++)
+            for (int64_t A = 7; A <= 25; A += 9)
+                for (int64_t gap = 0; gap <= 1; gap++)
+                    runs += check_fenced(ts_dtype(dtype_names[d]), A, K, 0, gap, &rng);
     print_message("[ info ] %d fenced runs\n", runs);
+}
+
+/* Rows of 1 to 33 elements, all alike (random, with -0 first and, for floats, a NaN in every
+ * fifth row-length), 8 * 3 + 5 of them: batches read whole past each row's end, the last batch
+ * that may not be, and the rows past the last batch take different code; every row's result
+ * must have the same bits, for every kind and dtype. */
+static void cpu_reduce__equal_rows_equal_bits(void **state)
+{
+    ts_rng rng = {ts_seed("cpu_reduce__equal_rows_equal_bits")};
+    const int64_t A = 8 * 3 + 5;
+
+    (void)state;
+    for (size_t d = 0; d < N_OF(dtype_names); d++)
+        for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++)
+            for (int64_t K = 1; K <= 33; K++) {
+                DLDataType dt = ts_dtype(dtype_names[d]);
+                layout_case c = {"equal_rows", 2,          {A, K}, true,
+                                 {0},          AXES(1, 1), false,  OPNN_CLASS_ROW};
+                opnn_reduce_plan plan = plan_for(&c, dt);
+                size_t es = ts_dtype_size(dt);
+                ts_buf in = ts_buf_alloc((size_t)(A * K) * es), out;
+                char what[160];
+
+                assert_non_null(in.data);
+                fill_for_kind(&rng, in.data, dt, K, (opnn_reduce_kind)k);
+                if (dt.code == kDLFloat || dt.code == kDLBfloat) {
+                    ts_store(in.data, dt, 0, -0.0);
+                    if (K % 5 == 4)
+                        ts_store(in.data, dt, K / 2, NAN);
+                }
+                for (int64_t a = 1; a < A; a++)
+                    memcpy((char *)in.data + (size_t)(a * K) * es, in.data, (size_t)K * es);
+                snprintf(what, sizeof what, "equal rows [%lld, %lld] %s/%s", (long long)A,
+                         (long long)K, kind_names[k], dtype_names[d]);
+                for (int t = 1; t <= 2; t++)
+                    for (int isa = 0; isa < 2; isa++) {
+                        out = run_kernel(&plan, (opnn_reduce_kind)k, in.data, t,
+                                         isa ? OPNN_CPU_ISA_BASE : OPNN_CPU_ISA_AUTO, what);
+                        for (int64_t a = 1; a < A; a++)
+                            if (memcmp((char *)out.data + (size_t)a * es, out.data, es) != 0)
+                                fail_msg("%s (%d threads%s): row %lld's bits differ from row 0's",
+                                         what, t, isa ? ", baseline" : "", (long long)a);
+                        ts_buf_free(&out);
+                    }
+                ts_buf_free(&in);
+            }
+    omp_set_num_threads(omp_get_num_procs());
 }
 
 /* --- arguments -------------------------------------------------------------------------------- */
@@ -944,6 +1006,7 @@ int main(void)
     ADD_TEST(tests, n, cpu_reduce__rejects_bad_arguments);
     ADD_CASES(tests, n, cpu_reduce__zero_stride_2pow32_elements, huge_cases);
     ADD_TEST(tests, n, cpu_reduce__reads_stay_inside_the_input);
+    ADD_TEST(tests, n, cpu_reduce__equal_rows_equal_bits);
     ADD_TEST(tests, n, cpu_reduce__f32_sum_2pow28_within_1e6);
     assert_true(n <= N_OF(tests));
     return _cmocka_run_group_tests("test_reduce_cpu_kernels", tests, n, NULL, NULL);

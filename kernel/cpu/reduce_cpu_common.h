@@ -110,6 +110,11 @@ static inline int64_t rc_min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
+static inline int64_t rc_max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
 static inline int64_t rc_ceil_div(int64_t a, int64_t b)
 {
     return a / b + (a % b != 0);
