@@ -802,6 +802,13 @@ static fenced fenced_alloc(size_t bytes, bool tail)
     return f;
 }
 
+/* Row lengths to try: 1 to 70, then 127 to 129 (the longest rows read in batches of 8 for
+ * 32-bit dtypes: 4 * RC_W), and 200. */
+static int64_t next_row_length(int64_t K)
+{
+    return K < 70 ? K + 1 : K < 127 ? 127 : K < 129 ? K + 1 : K < 200 ? 200 : K + 1;
+}
+
 /* Runs [A, R, B] over axis 1 (slab stride R * B + gap; B 0: [A, R], row stride R + gap) with
  * Sum and Max from storage in an ordinary buffer, then from fenced storage on either side with 1
  * and 2 threads: the same bits. */
@@ -885,19 +892,21 @@ static void cpu_reduce__reads_stay_inside_the_input(void **state)
                         runs += check_fenced(ts_dtype(dtype_names[d]), As[ai], Rs[ri], Bs[bi], gap,
                                              &rng);
     omp_set_num_threads(omp_get_num_procs());
-    /* rows of 1 to 33 elements, in batches of 8 and not (rows_short_over) */
+    /* rows of 1 to 200 elements: batches of 8 rows or not (rows_short_over), and longer rows 4
+     * at a time or not (rows_multi) */
     for (size_t d = 0; d < N_OF(dtype_names); d++)
-        for (int64_t K = 1; K <= 33; K++)
+        for (int64_t K = 1; K <= 200; K = next_row_length(K))
             for (int64_t A = 7; A <= 25; A += 9)
                 for (int64_t gap = 0; gap <= 1; gap++)
                     runs += check_fenced(ts_dtype(dtype_names[d]), A, K, 0, gap, &rng);
     print_message("[ info ] %d fenced runs\n", runs);
 }
 
-/* Rows of 1 to 33 elements, all alike (random, with -0 first and, for floats, a NaN in every
- * fifth row-length), 8 * 3 + 5 of them: batches read whole past each row's end, the last batch
- * that may not be, and the rows past the last batch take different code; every row's result
- * must have the same bits, for every kind and dtype. */
+/* Rows of 1 to 200 elements (next_row_length), all alike (random, with -0 first and, for floats, a
+ * NaN in every fifth row-length), 8 * 3 + 5 of them: rows read whole past their end (in batches of
+ * 8, or 4 side by side), those near the tensor's end that may not be, and the rows past the last
+ * batch or group take different code; every row's result must have the same bits, for every kind
+ * and dtype. */
 static void cpu_reduce__equal_rows_equal_bits(void **state)
 {
     ts_rng rng = {ts_seed("cpu_reduce__equal_rows_equal_bits")};
@@ -906,7 +915,7 @@ static void cpu_reduce__equal_rows_equal_bits(void **state)
     (void)state;
     for (size_t d = 0; d < N_OF(dtype_names); d++)
         for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++)
-            for (int64_t K = 1; K <= 33; K++) {
+            for (int64_t K = 1; K <= 200; K = next_row_length(K)) {
                 DLDataType dt = ts_dtype(dtype_names[d]);
                 layout_case c = {"equal_rows", 2,          {A, K}, true,
                                  {0},          AXES(1, 1), false,  OPNN_CLASS_ROW};

@@ -91,6 +91,14 @@ OPNN_VINLINE RC_V RCF(vload_s)(const RC_T *p, int64_t s)
     return v;
 }
 
+/* RC_VL elements from p (past the end of what is wanted: the caller knows the memory is the
+ * tensor's), IDENT where keep is 0: vload_part(p, 1, m) where keep's first m lanes are set. */
+OPNN_VINLINE RC_V RCF(vload_keep)(const RC_T *p, const RC_VI *keep)
+{
+    RC_V v = RC_VLOAD(p), id = RCF(splat)(RC_IDENT);
+    return (RC_V)(((RC_VI)v & *keep) | ((RC_VI)id & ~*keep));
+}
+
 /* Pairwise fold of the lanes of *v: lane j with lane j + w for w = RC_VL/2 ... 1. */
 static inline RC_A RCF(hfold)(const RC_V *pv)
 {
@@ -205,7 +213,8 @@ static void RCF(leaf)(const RC_T *x, int64_t n, int64_t s, RC_V *res)
 
 /* RC_STREAMS leaves of n elements (1 <= n <= RC_LEAF) at unit stride, leaf k from x[k], read
  * side by side: res[k] is leaf(x[k], n, 1) bit for bit (the same lanes, the same order). */
-static RC_ALWAYS_INLINE void RCF(leaf_multi)(const RC_T *const *x, int64_t n, RC_V *res)
+static RC_ALWAYS_INLINE void RCF(leaf_multi)(const RC_T *const *x, int64_t n, RC_V *res,
+                                             const RC_VI *keep)
 {
     RC_V a[RC_STREAMS][RC_NVEC];
     int64_t i = 0;
@@ -224,6 +233,20 @@ static RC_ALWAYS_INLINE void RCF(leaf_multi)(const RC_T *const *x, int64_t n, RC
             a[k][2] = RC_VCOMB(a[k][2], RC_VLOAD(p + 2 * RC_VL));
             a[k][3] = RC_VCOMB(a[k][3], RC_VLOAD(p + 3 * RC_VL));
         }
+    }
+    if (keep && i < n && (n - i) % RC_VL != 0) {
+        /* the tail's whole vectors, then its partial one whole, masked (keep: its lanes) */
+        int64_t w = (n - i) / RC_VL;
+        for (int k = 0; k < RC_STREAMS; k++) {
+            const RC_T *p = x[k] + i;
+            RC_UNROLL8
+            for (int j = 0; j < RC_NVEC; j++)
+                if (j < w)
+                    a[k][j] = RC_VCOMB(a[k][j], RC_VLOAD(p + j * RC_VL));
+                else if (j == w)
+                    a[k][j] = RC_VCOMB(a[k][j], RCF(vload_keep)(p + j * RC_VL, keep));
+        }
+        i = n;
     }
     for (int k = 0; k < RC_STREAMS; k++) {
         if (i < n)
@@ -257,8 +280,9 @@ static RC_ALWAYS_INLINE RC_V RCF(stack_fold)(const RC_V *st, int depth)
 }
 
 /* The trees of RC_STREAMS runs at unit stride, run k n[k] >= 0 elements from x[k], read side by
- * side: res[k] is root(x[k], n[k], 1) bit for bit (stack_push, stack_fold). */
-static void RCF(trees_multi)(const RC_T *const *x, const int64_t *n, RC_V *res)
+ * side: res[k] is root(x[k], n[k], 1) bit for bit (stack_push, stack_fold). keep (or NULL): the
+ * runs' last vectors may be read whole, these lanes kept (leaf_multi). */
+static void RCF(trees_multi)(const RC_T *const *x, const int64_t *n, RC_V *res, const RC_VI *keep)
 {
     RC_V st[RC_STREAMS][64];
     int depth[RC_STREAMS];
@@ -279,7 +303,7 @@ static void RCF(trees_multi)(const RC_T *const *x, const int64_t *n, RC_V *res)
             const RC_T *p[RC_STREAMS];
             for (int k = 0; k < RC_STREAMS; k++)
                 p[k] = x[k] + b;
-            RCF(leaf_multi)(p, m, v);
+            RCF(leaf_multi)(p, m, v, keep);
         } else {
             for (int k = 0; k < RC_STREAMS; k++)
                 if (b < n[k])
@@ -314,7 +338,7 @@ static void RCF(node)(const RC_T *x, int64_t n, int64_t s, int64_t lo, int64_t s
             len[k] = rc_min64((lo + (k + 1) * q) * RC_LEAF, n) - b;
             live += len[k] > 0;
         }
-        RCF(trees_multi)(p, len, r);
+        RCF(trees_multi)(p, len, r, NULL);
         RCF(fold_parts)(r, 0, RC_STREAMS, live);
         *res = r[0];
         return;
@@ -417,14 +441,16 @@ static RC_ALWAYS_INLINE void RCF(rows_short_body)(const RC_T *x, int64_t as, int
         RCF(put)(out + g, r[g], fin);
 }
 
-/* RC_VL rows of R contiguous elements (R < RC_W; nv = ceil(R / RC_VL) vectors a row), row g at
- * x + g * as, each read as nv whole vectors from its start, past its end (the caller knows that
- * the tensor goes on), the lanes of the last vector past the row set to IDENT (keep: all ones on
- * the lanes inside the row). The accumulators hold what leaf_body's do (whose last vector is
- * read a lane at a time), so each row's result has its bits: [2^27, 2] f32 over 1 read at 0.036
- * of the read ceiling that way (2-core VM). */
-static RC_ALWAYS_INLINE void RCF(rows_short_over)(const RC_T *x, int64_t as, RC_VI keep, RC_T *out,
-                                                  const rc_fin *fin, const int nv)
+/* RC_VL rows of R <= RC_LEAF contiguous elements (a leaf each), row g at x + g * as, each read in
+ * whole vectors from its start, past its end (the caller knows that the tensor goes on), the
+ * lanes of the last vector past the row set to IDENT (keep: all ones on the lanes inside the
+ * row; none when R is a multiple of RC_VL). nv: the vectors of a row when R < RC_W (a constant
+ * after inlining), 0 for any R. The accumulators hold what leaf_body's do (whose last vector is
+ * read a lane at a time), and tfold folds each row's lanes as hfold does, so each row's result
+ * has row_one's bits: [2^27, 2] f32 over 1 read at 0.036 of the read ceiling that way, [2^22,
+ * 49] at 0.30 four rows side by side by trees_multi (2-core VM). */
+static RC_ALWAYS_INLINE void RCF(rows_short_over)(const RC_T *x, int64_t as, int64_t R, RC_VI keep,
+                                                  RC_T *out, const rc_fin *fin, const int nv)
 {
     RC_V v[RC_VL], r, id = RCF(splat)(RC_IDENT);
 
@@ -434,13 +460,27 @@ static RC_ALWAYS_INLINE void RCF(rows_short_over)(const RC_T *x, int64_t as, RC_
     }
     for (int g = 0; g < RC_VL; g++) {
         const RC_T *p = x + g * as;
-        RC_V a[4] = {id, id, id, id}, last;
+        RC_V a[RC_NVEC] = {id, id, id, id};
+        int64_t w = nv - 1;
+        if (nv == 0) {
+            /* whole blocks of RC_W as leaf_body reads them, then the tail's vectors */
+            for (; R - (p - (x + g * as)) >= RC_W; p += RC_W) {
+                RC_UNROLL8
+                for (int q = 0; q < (int)(RC_W * sizeof(RC_T)); q += 64)
+                    RC_PREFETCH((const char *)p + RC_PREFETCH_BYTES + q);
+                RC_UNROLL8
+                for (int j = 0; j < RC_NVEC; j++)
+                    a[j] = RC_VCOMB(a[j], RC_VLOAD(p + j * RC_VL));
+            }
+            w = (R - (p - (x + g * as))) / RC_VL;
+        }
         RC_UNROLL8
-        for (int k = 0; k + 1 < nv; k++)
-            a[k] = RC_VCOMB(a[k], RC_VLOAD(p + k * RC_VL));
-        last = RC_VLOAD(p + (nv - 1) * RC_VL);
-        last = (RC_V)(((RC_VI)last & keep) | ((RC_VI)id & ~keep));
-        a[nv - 1] = RC_VCOMB(a[nv - 1], last);
+        for (int j = 0; j < RC_NVEC; j++) {
+            if (j < w)
+                a[j] = RC_VCOMB(a[j], RC_VLOAD(p + j * RC_VL));
+            else if (j == w && (nv > 0 || R % RC_VL != 0))
+                a[j] = RC_VCOMB(a[j], RCF(vload_keep)(p + j * RC_VL, &keep));
+        }
         v[g] = RC_VCOMB(RC_VCOMB(a[0], a[2]), RC_VCOMB(a[1], a[3]));
     }
     r = RCF(tfold)(v);
@@ -454,8 +494,8 @@ static RC_ALWAYS_INLINE void RCF(rows_short_over)(const RC_T *x, int64_t as, RC_
 static void RCF(rows_short_over_multi)(const RC_T *x, int64_t b0, int64_t b1, int64_t as, int64_t R,
                                        RC_T *out, const rc_fin *fin)
 {
-    int64_t q = (b1 - b0) / RC_STREAMS, ab = RC_VL * as, nv = rc_ceil_div(R, RC_VL),
-            tail = R - (nv - 1) * RC_VL;
+    int64_t q = (b1 - b0) / RC_STREAMS, ab = RC_VL * as, nv = R < RC_W ? rc_ceil_div(R, RC_VL) : 0,
+            tail = R - (rc_ceil_div(R, RC_VL) - 1) * RC_VL;
     RC_VI keep;
 
     for (int j = 0; j < RC_VL; j++)
@@ -465,10 +505,10 @@ static void RCF(rows_short_over_multi)(const RC_T *x, int64_t b0, int64_t b1, in
         for (int64_t i = 0; i < q; i++)                                                            \
             for (int k = 0; k < RC_STREAMS; k++) {                                                 \
                 int64_t b = b0 + i + k * q;                                                        \
-                RCF(rows_short_over)(x + b * ab, as, keep, out + b * RC_VL, fin, NV);              \
+                RCF(rows_short_over)(x + b * ab, as, R, keep, out + b * RC_VL, fin, NV);           \
             }                                                                                      \
         for (int64_t b = b0 + RC_STREAMS * q; b < b1; b++)                                         \
-            RCF(rows_short_over)(x + b * ab, as, keep, out + b * RC_VL, fin, NV);                  \
+            RCF(rows_short_over)(x + b * ab, as, R, keep, out + b * RC_VL, fin, NV);               \
     } while (0)
     if (nv == 1)
         RC_OVER_LOOP_(1);
@@ -476,8 +516,10 @@ static void RCF(rows_short_over_multi)(const RC_T *x, int64_t b0, int64_t b1, in
         RC_OVER_LOOP_(2);
     else if (nv == 3)
         RC_OVER_LOOP_(3);
-    else
+    else if (nv == 4)
         RC_OVER_LOOP_(4);
+    else
+        RC_OVER_LOOP_(0);
 #undef RC_OVER_LOOP_
 }
 
@@ -547,11 +589,14 @@ static void RCF(rows_short)(const RC_T *x, int64_t A, int64_t as, int64_t R, int
 
 /* Rows [a0, a1) of unit stride, RC_STREAMS sub-ranges of them read side by side (row a0 + i
  * with rows a0 + i + q, a0 + i + 2q ...): each row is still its own tree. */
-static void RCF(rows_multi)(const RC_T *x, int64_t a0, int64_t a1, int64_t as, int64_t R, RC_T *out,
-                            const rc_fin *fin)
+static void RCF(rows_multi)(const RC_T *x, int64_t a0, int64_t a1, int64_t aover, int64_t as,
+                            int64_t R, RC_T *out, const rc_fin *fin)
 {
     int64_t q = (a1 - a0) / RC_STREAMS, a;
+    RC_VI keep;
 
+    for (int j = 0; j < RC_VL; j++)
+        keep[j] = j < R % RC_VL ? -1 : 0;
     for (int64_t i = 0; i < q; i++) {
         const RC_T *p[RC_STREAMS];
         int64_t len[RC_STREAMS];
@@ -561,7 +606,7 @@ static void RCF(rows_multi)(const RC_T *x, int64_t a0, int64_t a1, int64_t as, i
             p[k] = x + (a0 + i + k * q) * as;
             len[k] = R;
         }
-        RCF(trees_multi)(p, len, r);
+        RCF(trees_multi)(p, len, r, a0 + i + (RC_STREAMS - 1) * q < aover ? &keep : NULL);
         for (int k = 0; k < RC_STREAMS; k++)
             RCF(put)(out + a0 + i + k * q, RCF(hfold)(&r[k]), fin);
     }
@@ -574,7 +619,9 @@ static void RCF(rows)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t r
 {
     int t = rc_threads();
 
-    if (R <= RC_W) {
+    /* contiguous rows of up to 4 * RC_W elements in batches too (rows_short_over: [2^22, 49]
+     * f32 over 1 25.7 -> 16.2 ms on the 2-core VM; no gain measured past that) */
+    if (R <= RC_W || (rs == 1 && R <= 4 * RC_W)) {
         RCF(rows_short)(x, A, as, R, rs, out, fin);
         return;
     }
@@ -588,8 +635,13 @@ static void RCF(rows)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t r
         return;
     }
     if (rs == 1) {
+        /* rows whose last vector may be read whole: it ends inside the tensor (row a's at
+         * a * as + ceil(R / RC_VL) * RC_VL; the tensor ends at (A - 1) * as + R) */
+        int64_t aover = 0, span = (A - 1) * as + R - rc_ceil_div(R, RC_VL) * RC_VL;
+        if (as >= R && span >= 0)
+            aover = span / as + 1;
         RC_PARALLEL(t > 1 && A * R >= RC_PAR_MIN,
-                    RCF(rows_multi)(x, A * id / nt, A * (id + 1) / nt, as, R, out, fin););
+                    RCF(rows_multi)(x, A * id / nt, A * (id + 1) / nt, aover, as, R, out, fin););
         return;
     }
     RC_PARALLEL(t > 1 && A * R >= RC_PAR_MIN,
@@ -1338,7 +1390,7 @@ static void RCF(runs_multi)(const RC_T *x, int64_t cs, const rc_runs *g, int64_t
             RC_V r[RC_STREAMS];
             for (int k = 0; k < RC_STREAMS; k++)
                 p[k] = x + (c0 + i + k * q) * cs + off;
-            RCF(trees_multi)(p, len, r);
+            RCF(trees_multi)(p, len, r, NULL);
             for (int k = 0; k < RC_STREAMS; k++) {
                 int64_t e = i * RC_STREAMS + k;
                 RCF(stack_push)(st + e * lev, &depth[e], j, r[k]);
