@@ -120,6 +120,18 @@ static inline int64_t rc_ceil_div(int64_t a, int64_t b)
     return a / b + (a % b != 0);
 }
 
+/* Items i = 0 .. count - 1 of len elements at i * stride (in order, not overlapping: stride >=
+ * len): how many leading items may be read as `read` elements from their start without passing
+ * the last item's end, i.e. the tensor's (a whole vector read past a short row). */
+static inline int64_t rc_reads_inside(int64_t count, int64_t stride, int64_t len, int64_t read)
+{
+    int64_t span = (count - 1) * stride + len - read;
+
+    if (count <= 0 || len < 1 || stride < len || span < 0)
+        return 0;
+    return rc_min64(count, span / stride + 1);
+}
+
 /* Rows per leaf of a column reduction of B columns: about 2048 elements per leaf, between 16
  * and 128 rows (serial chain per lane). Depends on B only, so every column of one plan is
  * summed in the same order. */

@@ -99,6 +99,15 @@ OPNN_VINLINE RC_V RCF(vload_keep)(const RC_T *p, const RC_VI *keep)
     return (RC_V)(((RC_VI)v & *keep) | ((RC_VI)id & ~*keep));
 }
 
+/* A mask of the lanes below m (vload_keep's keep). */
+OPNN_VINLINE RC_VI RCF(keep_lanes)(int64_t m)
+{
+    RC_VI keep;
+    for (int j = 0; j < RC_VL; j++)
+        keep[j] = j < m ? -1 : 0;
+    return keep;
+}
+
 /* Pairwise fold of the lanes of *v: lane j with lane j + w for w = RC_VL/2 ... 1. */
 static inline RC_A RCF(hfold)(const RC_V *pv)
 {
@@ -164,6 +173,22 @@ static RC_ALWAYS_INLINE void RCF(leaf_tail)(const RC_T *p, int64_t m, int64_t s,
         p += RC_VL * s;
         m -= RC_VL;
         *a3 = RC_VCOMB(*a3, RCF(vload_part)(p, s, m));
+    }
+}
+
+/* leaf_tail at unit stride with the last partial vector read whole (past the leaf's end: the
+ * caller knows the tensor goes on), masked by keep (the lanes below m % RC_VL): the same values
+ * onto a[0 .. RC_NVEC). */
+static RC_ALWAYS_INLINE void RCF(tail_keep)(const RC_T *p, int64_t m, const RC_VI *keep, RC_V *a)
+{
+    int64_t w = m / RC_VL;
+
+    RC_UNROLL8
+    for (int j = 0; j < RC_NVEC; j++) {
+        if (j < w)
+            a[j] = RC_VCOMB(a[j], RC_VLOAD(p + j * RC_VL));
+        else if (j == w && m % RC_VL != 0)
+            a[j] = RC_VCOMB(a[j], RCF(vload_keep)(p + j * RC_VL, keep));
     }
 }
 
@@ -234,18 +259,9 @@ static RC_ALWAYS_INLINE void RCF(leaf_multi)(const RC_T *const *x, int64_t n, RC
             a[k][3] = RC_VCOMB(a[k][3], RC_VLOAD(p + 3 * RC_VL));
         }
     }
-    if (keep && i < n && (n - i) % RC_VL != 0) {
-        /* the tail's whole vectors, then its partial one whole, masked (keep: its lanes) */
-        int64_t w = (n - i) / RC_VL;
-        for (int k = 0; k < RC_STREAMS; k++) {
-            const RC_T *p = x[k] + i;
-            RC_UNROLL8
-            for (int j = 0; j < RC_NVEC; j++)
-                if (j < w)
-                    a[k][j] = RC_VCOMB(a[k][j], RC_VLOAD(p + j * RC_VL));
-                else if (j == w)
-                    a[k][j] = RC_VCOMB(a[k][j], RCF(vload_keep)(p + j * RC_VL, keep));
-        }
+    if (keep && i < n) {
+        for (int k = 0; k < RC_STREAMS; k++)
+            RCF(tail_keep)(x[k] + i, n - i, keep, a[k]);
         i = n;
     }
     for (int k = 0; k < RC_STREAMS; k++) {
@@ -575,11 +591,8 @@ static void RCF(rows_short)(const RC_T *x, int64_t A, int64_t as, int64_t R, int
     /* contiguous rows whose length has no body of its own (rows_short_multi): the batches whose
      * rows' whole vectors end inside the tensor (row a reads up to a * as + nv * RC_VL; the
      * tensor ends at (A - 1) * as + R) read them whole */
-    if (rs == 1 && as >= R && R != RC_W && R != RC_W / 2 && R != RC_VL) {
-        int64_t span = (A - 1) * as + R - rc_ceil_div(R, RC_VL) * RC_VL;
-        if (span >= 0)
-            bover = (span / as + 1) / RC_VL;
-    }
+    if (rs == 1 && R != RC_W && R != RC_W / 2 && R != RC_VL)
+        bover = rc_reads_inside(A, as, R, rc_ceil_div(R, RC_VL) * RC_VL) / RC_VL;
     RC_PARALLEL(
         t > 1 && A * R >= RC_PAR_MIN,
         RCF(rows_short_range)(x, nb * id / nt, nb * (id + 1) / nt, bover, as, R, rs, out, fin););
@@ -593,10 +606,8 @@ static void RCF(rows_multi)(const RC_T *x, int64_t a0, int64_t a1, int64_t aover
                             int64_t R, RC_T *out, const rc_fin *fin)
 {
     int64_t q = (a1 - a0) / RC_STREAMS, a;
-    RC_VI keep;
+    RC_VI keep = RCF(keep_lanes)(R % RC_VL);
 
-    for (int j = 0; j < RC_VL; j++)
-        keep[j] = j < R % RC_VL ? -1 : 0;
     for (int64_t i = 0; i < q; i++) {
         const RC_T *p[RC_STREAMS];
         int64_t len[RC_STREAMS];
@@ -637,9 +648,7 @@ static void RCF(rows)(const RC_T *x, int64_t A, int64_t as, int64_t R, int64_t r
     if (rs == 1) {
         /* rows whose last vector may be read whole: it ends inside the tensor (row a's at
          * a * as + ceil(R / RC_VL) * RC_VL; the tensor ends at (A - 1) * as + R) */
-        int64_t aover = 0, span = (A - 1) * as + R - rc_ceil_div(R, RC_VL) * RC_VL;
-        if (as >= R && span >= 0)
-            aover = span / as + 1;
+        int64_t aover = rc_reads_inside(A, as, R, rc_ceil_div(R, RC_VL) * RC_VL);
         RC_PARALLEL(t > 1 && A * R >= RC_PAR_MIN,
                     RCF(rows_multi)(x, A * id / nt, A * (id + 1) / nt, aover, as, R, out, fin););
         return;
@@ -865,7 +874,7 @@ static RC_ALWAYS_INLINE RC_V RCF(ctile_flat_b)(const RC_T *x, int64_t nrows, con
 static void RCF(ctile_flat)(const RC_T *x, int64_t nrows, int64_t b, RC_V *res)
 {
     /* rows whose vector ends inside the leaf */
-    int64_t wrows = nrows * b >= RC_VL ? (nrows * b - RC_VL) / b + 1 : 0;
+    int64_t wrows = rc_reads_inside(nrows, b, b, RC_VL);
 
     switch (b) {
 #define RC_FLAT_CASE(B_)                                                                           \
@@ -1168,12 +1177,12 @@ static RC_ALWAYS_INLINE void RCF(flat_slabs_b)(const RCF(colg) * g, int64_t u0, 
 {
     int64_t R = g->rows.count, is = g->outer.nd ? g->outer.istride[0] : 0,
             os = g->outer.nd ? g->outer.ostride[0] : 0;
-    /* rows of a slab whose vector ends inside it; all of them in slabs that a later slab starts
-     * at least RC_VL - 1 elements after (slabs in order, one outer dim): inside the tensor */
-    int64_t wrows = R * b >= RC_VL ? (R * b - RC_VL) / b + 1 : 0, wend = 0;
-
-    if (g->outer.nd == 1 && is >= R * b)
-        wend = g->outer.count - rc_ceil_div(RC_VL - 1, is);
+    /* rows of a slab whose vector ends inside it; all of them in slabs whose last row's vector
+     * ends inside the tensor (slabs in order, one outer dim) */
+    int64_t wrows = rc_reads_inside(R, b, b, RC_VL),
+            wend = g->outer.nd == 1
+                       ? rc_reads_inside(g->outer.count, is, R * b, (R - 1) * b + RC_VL)
+                       : 0;
     for (int64_t u = u0; u < u1; u++) {
         int64_t io = u * is, oo = u * os;
         RC_V r;
