@@ -6,7 +6,8 @@
 # they would be planned), each at g = 1, 2, 4, ... (up to 32 and R), beside the planner's plan,
 # with `opnn_families --sub LIST --ranges LIST` (one input a shape). One line a timing:
 #   shape dtype fold g median_us best_us
-# fold: planner(ranges,g), plain, stagger, packs, or packs-plan (the pack fold at its planned g).
+# fold: planner(ranges,g), plain, stagger, packs, packs-plan (the pack fold at its planned g, the
+# planner's where it serves), or elements-plan (the element-wise fold's own plan of such slabs).
 #
 #   bench/tile_folds.sh [SHAPES]      SHAPES: lines "A,R,B dtype" (default: the list below)
 #   BIN (default build/default/tools/opnn_families, as `make` builds it), REPS (30)
@@ -68,14 +69,16 @@ while read -r shape dtype; do
     subs=""
     for ((g = 1; g <= 32 && g <= r; g *= 2)); do subs+="${subs:+,}$g"; done
     F=("$BIN" --shape "$shape" --axes 1 --dtype "$dtype" --reps "$REPS")
+    packs=0
+    case $b in 3 | 5 | 6 | 7) ((r % prow == 0)) && packs=1 ;; esac
+    # the element-wise folds on their own plan's tiles (--packs 0 where the planner folds packs)
+    E=()
+    ((packs)) && E=(--packs 0)
     "${F[@]}" --family planner | pick planner planner "$shape" "$dtype"
-    "${F[@]}" --family row_tile --sub "$subs" --ranges 1,2 | pick forced "" "$shape" "$dtype"
-    case $b in
-    3 | 5 | 6 | 7)
-        if ((r % prow == 0)); then
-            "${F[@]}" --family row_tile --packs 1 | pick forced packs-plan "$shape" "$dtype"
-            "${F[@]}" --family row_tile --packs 1 --sub "$subs" | pick forced "" "$shape" "$dtype"
-        fi
-        ;;
-    esac
+    "${F[@]}" --family row_tile "${E[@]}" --sub "$subs" --ranges 1,2 | pick forced "" "$shape" "$dtype"
+    if ((packs)); then
+        "${F[@]}" --family row_tile "${E[@]}" | pick forced elements-plan "$shape" "$dtype"
+        "${F[@]}" --family row_tile --packs 1 | pick forced packs-plan "$shape" "$dtype"
+        "${F[@]}" --family row_tile --packs 1 --sub "$subs" | pick forced "" "$shape" "$dtype"
+    fi
 done <<<"$shapes"

@@ -36,14 +36,16 @@ bool opnn__reduce_launch_family(struct opnn_reduce_plan *plan,
  * `opnn_families --split`. */
 bool opnn__reduce_launch_outer_split(struct opnn_reduce_plan *plan, int64_t split);
 
-/* Plans a MIDDLE view of contiguous slabs as ROW_TILE with the pack fold (launch.ranges 3): B of
- * OPNN_CUDA_ROW_TILE_PACK_COLS, R a multiple of the rows of a pack (16 / gcd(B * size, 16)), a
- * slab's pack fits a tile; sub the most lanes a slab up to its packs (a power of two, 32 at most),
- * tiles of whole rounds of 32 / sub slabs where they stay whole 32-byte sectors. False (plan
- * untouched) for any other plan. Not the planner's choice yet (unmeasured): for
- * `opnn_families --packs 1` and the tests. */
+/* Plans a MIDDLE view of contiguous slabs whose B has a pack fold (OPNN_CUDA_ROW_TILE_PACK_COLS)
+ * and whose R is a multiple of a pack's rows (16 / gcd(B * size, 16)), a slab's pack fitting a
+ * tile, as ROW_TILE with the pack fold (packs: launch.ranges 3, sub the most lanes a slab, a
+ * power of two up to 32, that leave each lane two or more packs; tiles of whole rounds of
+ * 32 / sub slabs where they stay whole 32-byte sectors; the planner's plan for such slabs) or
+ * with the element-wise fold (!packs: ranges 1 or 2, the plan such slabs had before the pack
+ * fold). False (plan untouched) for any other plan. For `opnn_families --packs 0|1` and the
+ * tests. */
 bool opnn__reduce_launch_tile_packs(struct opnn_reduce_plan *plan,
-                                    const struct opnn_device_props *props);
+                                    const struct opnn_device_props *props, bool packs);
 
 /* Name of a family ("row_split"), for tests, messages and `opnn run --verbose`. */
 const char *opnn__cuda_family_name(int family);

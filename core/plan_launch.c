@@ -782,11 +782,17 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
         rows -= round_rows;
     packs = packs && slabs && tile_pack_rows(p->r, p->b, es) > 0;
     if (packs) {
-        /* the pack fold: g the most lanes up to a slab's packs (a power of two, 32 at most),
-         * so that a warp's lanes read consecutive packs; tiles of whole rounds of 32 / g slabs
-         * where they hold more than one and stay whole sectors */
+        /* the pack fold: g the most lanes (a power of two, 32 at most) that leave each lane
+         * two or more of a slab's packs, a warp's lanes reading consecutive packs; tiles of
+         * whole rounds of 32 / g slabs where they hold more than one and stay whole sectors.
+         * Against the element-wise fold (H200, us, median of 30): f16 [4194304, 32, 3] 260.0
+         * -> 198.4 (g 2), [2097152, 64, 3] 277.7 -> 195.9 (4), [4194304, 16, 3] 117.9 ->
+         * 103.5 (1), [1048576, 128, 3] 199.2 -> 192.2 (8), [2097152, 16, 5] 99.1 -> 87.1,
+         * [1048576, 64, 7] 257.7 -> 249.9, [2097152, 16, 6] 116.9 -> 104.7; 32- and 64-bit
+         * slabs within 1% either way. A lane a pack (g up to the packs) read [1048576, 128, 3]
+         * f16 at 215.6, f32 433.0, f64 [1048576, 64, 3] 466.4 (386.0 with g 4) */
         const int64_t npk = p->r / tile_pack_rows(p->r, p->b, es);
-        while (g < 32 && 2 * g <= npk)
+        while (g < 32 && 4 * g <= npk)
             g *= 2;
         if (rows > 32 / g && (rows / (32 / g) * (32 / g)) / pack * pack_vec % 2 == 0)
             rows = rows / (32 / g) * (32 / g);
@@ -978,13 +984,20 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     l->segs = slabs;
     l->units = p->a * tiles * split;
     /* narrow B and no split: a warp a unit (ranges 1), its rows folded by shuffles alone (not
-     * for a sub the caller chose: the shift plan's 16 lanes a row are a block a unit). A
-     * block a unit spent a block tree per 16 KB slab of [65536, 1024, 4] over 1 (0.63-0.71 of
-     * the ceiling, H200). Tiles of 32 16-byte loads across: where rows are few and units many
-     * (WARP_TILE_MAX_ROWS) */
+     * for a sub the caller chose: the shift plan's 16 lanes a row are a block a unit), where
+     * their blocks of 8 reach every SM. A block a unit spent a block tree per 16 KB slab of
+     * [65536, 1024, 4] over 1 (0.63-0.71 of the ceiling, H200). With fewer units a warp a unit
+     * leaves SMs idle and an eighth of the loads in flight: f32 [256, 3136, 32] over 1, 256
+     * units on 32 blocks, 92.2 us, against 29.9 us a block a unit (read at size 27.8); f16
+     * [256, 784, 64] 28.0 -> 11.6, f32 [128, 12544, 4] 46.9 -> 13.5. 100 MB of f32 [U, R, 32]
+     * (us, median, H200, 132 SMs): U 1024 (128 blocks of warps) 35.6 a warp a unit, 30.8 a
+     * block; U 2048 30.3 and 33.6; 4096 29.5 and 40.1; 8192 30.8 and 55.8 (f16 [U, R, 64] and
+     * f32 [U, R, 8] the same way). Tiles of 32 16-byte loads across: where rows are few and
+     * units many (WARP_TILE_MAX_ROWS) */
     if (sub == 0 && split == 1 && family != OPNN_FAMILY_COL_TINY_R &&
-        (bx_threads < 32 || (vec * (int64_t)es == 16 && r1 * r <= WARP_TILE_MAX_ROWS &&
-                             l->units >= slots * (OPNN_CUDA_BLOCK / 32))))
+        ((bx_threads < 32 && cdiv(l->units, OPNN_CUDA_BLOCK / 32) >= device_slots(props, 1)) ||
+         (vec * (int64_t)es == 16 && r1 * r <= WARP_TILE_MAX_ROWS &&
+          l->units >= slots * (OPNN_CUDA_BLOCK / 32))))
         l->ranges = 1;
     /* a block takes a unit, or a unit a warp (ranges 1): grid_for weighs the block's bytes. A
      * warp's unit weighed alone made warp units under 64 KB persistent, 528 blocks, each warp
@@ -1285,14 +1298,14 @@ bool opnn__reduce_launch_outer_split(opnn_reduce_plan *p, int64_t split)
     return true;
 }
 
-bool opnn__reduce_launch_tile_packs(opnn_reduce_plan *p, const opnn_device_props *props)
+bool opnn__reduce_launch_tile_packs(opnn_reduce_plan *p, const opnn_device_props *props, bool packs)
 {
     const inner_view v = {0, 0, 0, 0, 0}; /* a slab plan's tile reads the plan, not a view */
 
     if (!p || !props || esize_of(p->dtype) == 0 || !middle_tile_serves(p) ||
         tile_pack_rows(p->r, p->b, (int64_t)esize_of(p->dtype)) == 0)
         return false;
-    plan_row_tile(p, props, &v, true);
+    plan_row_tile(p, props, &v, packs);
     return true;
 }
 
@@ -1326,7 +1339,7 @@ bool opnn__reduce_launch_family(opnn_reduce_plan *p, const opnn_device_props *pr
         if (!middle_tile_serves(p) &&
             (!inner || p->cls == OPNN_CLASS_OUTER_INNER || !row_tile_serves(p, &v)))
             return false;
-        plan_row_tile(p, props, &v, false);
+        plan_row_tile(p, props, &v, true); /* the pack fold where the slabs have one */
         return true;
     case OPNN_FAMILY_ROW_THREAD:
     case OPNN_FAMILY_ROW_SUBWARP:

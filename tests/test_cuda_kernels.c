@@ -88,6 +88,7 @@ typedef struct run_result {
     bool tail;      /* ... with whole tiles, then split ones (launch.whole) */
     bool super;     /* the plan read k rows off 16 bytes as one row (super-rows, ranges 3) */
     bool warp_tile; /* the plan took a warp a column tile of 32 lanes (ranges 1) */
+    bool warp_unit; /* ... or a warp a unit of any lanes a row (ranges 1) */
     bool deep;      /* a block a unit, 16-byte loads 8 deep (ranges 2 * OPNN_CUDA_UNROLL) */
     void *host_out; /* outputs (malloc'ed), for determinism checks */
     size_t out_bytes;
@@ -135,8 +136,8 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
         plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == OPNN_CUDA_SHIFT_RANGES;
     res.tail = res.shift && plan.launch.whole > 0;
     res.super = plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 3;
-    res.warp_tile =
-        plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 1 && plan.launch.sub == 32;
+    res.warp_unit = plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 1;
+    res.warp_tile = res.warp_unit && plan.launch.sub == 32;
     res.deep =
         plan.launch.kernel == OPNN_KERNEL_OUTER && plan.launch.ranges == 2 * OPNN_CUDA_UNROLL;
     snprintf(what, sizeof what, "%s %s %s family %s ranges %d sub %d (class %s, seed %llu)",
@@ -310,12 +311,15 @@ static const shape_case family_cases[] = {
     /* narrow B: the rows of a warp fold by shuffles before the block tree */
     {"middle_b4", 3, S(37, 300, 4), S(0), false, 1, S(1), 0},
     {"middle_b2_offset", 3, S(100, 301, 2), S(0), false, 1, S(1), 1},
-    /* a warp a unit of 16-byte loads, 1 to 16 lanes a row: 8 lanes a row of 4 floats, 4 of 8
+    /* narrow slabs of 16-byte loads, 1 to 16 lanes a row: 8 lanes a row of 4 floats, 4 of 8
      * halves, 16 of 2 doubles; 16 of 4 floats, 8 of 8 halves; 4 lanes of 4 floats over 12
-     * columns, 8 of 2 doubles over 12 */
+     * columns, 8 of 2 doubles over 12; a block a unit here (too few units to fill an H200 a
+     * warp each), a warp a unit in warp_tile_cases_2sm */
     {"middle_warp_b24", 3, S(1500, 40, 24), S(0), false, 1, S(1), 0},
     {"middle_warp_b40", 3, S(700, 33, 40), S(0), false, 1, S(1), 0},
     {"middle_warp_b12", 3, S(900, 20, 12), S(0), false, 1, S(1), 0},
+    /* narrow slabs past a tile, few of them (NHWC pooled over HW): a block a slab, loads 8 deep */
+    {"middle_narrow_few_units", 3, S(40, 700, 24), S(0), false, 1, S(1), 0},
     /* slabs of 2..128 whole vectors, two or four columns: ROW_VEC folds element c into column
      * c % B, a vector a lane below 16 vectors a slab (f16 [., 8, 4]: 4), 4 vectors a lane from
      * 16 (f32 [., 64, 2]: 32; f16 [., 32, 4]: 16), aligned or not */
@@ -471,11 +475,16 @@ static const shape_case deep_cases_132sm[] = {
 /* Warp tiles of 32 lanes (a warp a tile of few rows, no block tree: WARP_TILE_MAX_ROWS), planned
  * for a device of 2 SMs so that these shapes make a wave of warps: 296 columns (f32 3 tiles, the
  * last of 10 vectors; f16 2, the last of 5; f64 5); R1 slabs of them; at an offset (single
- * elements, 32 lanes a row) */
+ * elements, 32 lanes a row). Then narrow slabs a warp a unit of fewer lanes a row (the middle_warp
+ * cases of shape_cases, which on a full device are too few units to fill it a warp each and run a
+ * block a unit): 8 lanes a row of 4 floats, 4 of 8 halves, 16 of 2 doubles, and so on */
 static const shape_case warp_tile_cases_2sm[] = {
     {"middle_warp_tiles", 3, S(70, 40, 296), S(0), false, 1, S(1), 0},
     {"slabs_warp_tiles", 4, S(3, 70, 20, 296), S(0), false, 2, S(0, 2), 0},
     {"middle_warp_tiles_offset", 3, S(70, 40, 296), S(0), false, 1, S(1), 1},
+    {"middle_warp_units_b24", 3, S(1500, 40, 24), S(0), false, 1, S(1), 0},
+    {"middle_warp_units_b40", 3, S(700, 33, 40), S(0), false, 1, S(1), 0},
+    {"middle_warp_units_b12", 3, S(900, 20, 12), S(0), false, 1, S(1), 0},
 };
 #define NUM_WARP_TILE_CASES_2SM (sizeof warp_tile_cases_2sm / sizeof warp_tile_cases_2sm[0])
 
@@ -1323,7 +1332,7 @@ static void reduce__bad_arguments_rejected(void **state)
 /* shift_cases planned for a device of 2 SMs (shift_cases_4sm: 4): every family that serves
  * them, every kind and dtype, and NaN/inf; the covering vectors' plan must be among them.
  * super_cases_8sm (8 SMs) so too, the super-rows' plan among them; warp_tile_cases_2sm (2 SMs),
- * warp tiles of 32 lanes among them. */
+ * warp tiles of 32 lanes among them (warp units of any lanes a row for its warp_units cases). */
 static void shift__every_kind_dtype(void **state)
 {
     const shape_case *c = *state;
@@ -1353,7 +1362,7 @@ static void shift__every_kind_dtype(void **state)
                 shifted += r.shift;
                 tails += r.tail;
                 supers += r.super;
-                warps += r.warp_tile;
+                warps += strstr(c->name, "warp_units") ? r.warp_unit : r.warp_tile;
                 free(r.host_out);
             }
         for (size_t d = 0; d < 4; d++)
@@ -1363,7 +1372,7 @@ static void shift__every_kind_dtype(void **state)
                 shifted += r.shift;
                 tails += r.tail;
                 supers += r.super;
-                warps += r.warp_tile;
+                warps += strstr(c->name, "warp_units") ? r.warp_unit : r.warp_tile;
                 free(r.host_out);
             }
     }

@@ -1360,10 +1360,23 @@ static void h200_launch_strided(opnn_reduce_plan *p, int32_t ndim, const int64_t
     check_launch(p);
 }
 
-/* ROW_TILE's pack fold (launch.ranges 3), forced (not a planner choice yet): g the most lanes up
- * to a slab's packs (a power of two, at most 32), tiles of whole rounds of 32 / g slabs where they
- * stay whole 32-byte sectors; refused, the plan untouched, for B without a pack fold, rows that
- * are not whole packs, slabs past a tile and plans that are not slabs. */
+/* The element-wise fold's plan (tile_col_plan) of a slab plan [A, R, 3] over 1, whose B has a
+ * pack fold the planner takes instead */
+static void h200_tile_elements(opnn_reduce_plan *p, const int64_t *shape, const char *dtype)
+{
+    const int64_t ax1[1] = {1};
+
+    h200_launch(p, 3, shape, 1, ax1, dtype);
+    assert_int_equal(p->launch.ranges, 3);
+    assert_true(opnn__reduce_launch_tile_packs(p, &h200, false));
+    check_launch(p);
+    assert_int_equal(p->launch.family, OPNN_FAMILY_ROW_TILE);
+}
+
+/* ROW_TILE's pack fold (launch.ranges 3), the planner's for such slabs: g the most lanes (a power
+ * of two, at most 32) that leave each lane two or more of a slab's packs, tiles of whole rounds of
+ * 32 / g slabs where they stay whole 32-byte sectors; refused, the plan untouched, for B without a
+ * pack fold, rows that are not whole packs, slabs past a tile and plans that are not slabs. */
 static void launch__tile_packs(void **state)
 {
     const int64_t ax1[1] = {1};
@@ -1373,22 +1386,22 @@ static void launch__tile_packs(void **state)
         int g;
         int64_t slabs, vectors; /* a tile */
     } ok[] = {
-        {{4194304, 32, 3}, "f16", 4, 32, 384},  /* 4 packs of 8 rows, 192 bytes: 34 -> 32 */
-        {{4194304, 32, 3}, "bf16", 4, 32, 384}, /* the same */
-        {{4194304, 32, 3}, "f32", 8, 16, 384},  /* 8 packs of 4 rows, 384 bytes: 17 -> 16 */
-        {{4194304, 32, 3}, "i32", 8, 16, 384},  /* the same */
-        {{2097152, 64, 3}, "f16", 8, 16, 384},  /* 8 packs: 17 -> 16 */
-        {{2097152, 64, 3}, "f32", 16, 8, 384},  /* 16 packs, 768 bytes: 8 */
-        {{4194304, 16, 3}, "f16", 2, 64, 384},  /* 2 packs, 96 bytes: 69 -> 64 */
-        {{4194304, 16, 3}, "f64", 8, 16, 384},  /* 8 packs of 2 rows, 384 bytes */
-        {{1048576, 128, 3}, "f32", 32, 4, 384}, /* 32 packs, 1536 bytes: a slab a round */
+        {{4194304, 32, 3}, "f16", 2, 32, 384},  /* 4 packs of 8 rows, 192 bytes: 34 -> 32 */
+        {{4194304, 32, 3}, "bf16", 2, 32, 384}, /* the same */
+        {{4194304, 32, 3}, "f32", 4, 16, 384},  /* 8 packs of 4 rows, 384 bytes: 17 -> 16 */
+        {{4194304, 32, 3}, "i32", 4, 16, 384},  /* the same */
+        {{2097152, 64, 3}, "f16", 4, 16, 384},  /* 8 packs: 17 -> 16 */
+        {{2097152, 64, 3}, "f32", 8, 8, 384},   /* 16 packs, 768 bytes: 8 */
+        {{4194304, 16, 3}, "f16", 1, 64, 384},  /* 2 packs, 96 bytes: 69 -> 64 */
+        {{4194304, 16, 3}, "f64", 4, 16, 384},  /* 8 packs of 2 rows, 384 bytes */
+        {{1048576, 128, 3}, "f32", 16, 4, 384}, /* 32 packs, 1536 bytes */
         {{65536, 1024, 3}, "f16", 32, 1, 384},  /* 128 packs, 6 KB: a slab a tile */
-        {{4096, 48, 3}, "f16", 4, 16, 288},     /* 6 packs over 4 lanes: 23 -> 16 */
-        {{4096, 100, 5}, "f32", 16, 2, 250},    /* 25 packs; 3 slabs would end mid-sector */
-        {{4096, 8, 6}, "f16", 2, 64, 384},      /* packs of 4 rows of 12 bytes */
-        {{4096, 8, 6}, "f64", 8, 16, 384},      /* packs of one 48-byte row */
-        {{4096, 64, 7}, "f64", 32, 1, 224},     /* 32 packs of 2 rows, 3584 bytes */
-        {{4096, 16, 5}, "i64", 8, 8, 320},      /* 8 packs, 640 bytes: 10 -> 8 */
+        {{4096, 48, 3}, "f16", 2, 16, 288},     /* 6 packs over 2 lanes: 23 -> 16 */
+        {{4096, 100, 5}, "f32", 8, 2, 250},     /* 25 packs; 3 slabs would end mid-sector */
+        {{4096, 8, 6}, "f16", 1, 64, 384},      /* 2 packs of 4 rows of 12 bytes */
+        {{4096, 8, 6}, "f64", 4, 16, 384},      /* 8 packs of one 48-byte row */
+        {{4096, 64, 7}, "f64", 16, 1, 224},     /* 32 packs of 2 rows, 3584 bytes */
+        {{4096, 16, 5}, "i64", 4, 8, 320},      /* 8 packs, 640 bytes: 10 -> 8 */
     };
     struct {
         int64_t shape[3];
@@ -1406,7 +1419,7 @@ static void launch__tile_packs(void **state)
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         plan_dtype_for(&p, 3, ok[i].shape, 1, ax1, ts_dtype(ok[i].dtype));
         opnn__reduce_plan_launch(&p, &h200);
-        assert_true(opnn__reduce_launch_tile_packs(&p, &h200));
+        assert_true(opnn__reduce_launch_tile_packs(&p, &h200, true));
         check_launch(&p);
         assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
         assert_int_equal(p.launch.ranges, 3);
@@ -1421,7 +1434,7 @@ static void launch__tile_packs(void **state)
         plan_dtype_for(&p, 3, refused[i].shape, 1, ax1, ts_dtype(refused[i].dtype));
         opnn__reduce_plan_launch(&p, &h200);
         memcpy(&q, &p, sizeof p);
-        assert_false(opnn__reduce_launch_tile_packs(&p, &h200));
+        assert_false(opnn__reduce_launch_tile_packs(&p, &h200, true));
         assert_memory_equal(&p, &q, sizeof p);
     }
     /* rows (not slabs) of a tile */
@@ -1430,13 +1443,26 @@ static void launch__tile_packs(void **state)
     opnn__reduce_plan_launch(&p, &h200);
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     memcpy(&q, &p, sizeof p);
-    assert_false(opnn__reduce_launch_tile_packs(&p, &h200));
+    assert_false(opnn__reduce_launch_tile_packs(&p, &h200, true));
     assert_memory_equal(&p, &q, sizeof p);
-    /* the planner itself keeps the element-wise fold (until the pack fold is measured) */
+    /* the planner's plan of such slabs is the pack fold's; packs false gives the element-wise
+     * fold, the plan they had before (f16 [4194304, 32, 3]: 2 lanes an output, not staggered) */
     const int64_t s32[3] = {4194304, 32, 3};
     h200_launch(&p, 3, s32, 1, ax1, "f16");
-    assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
-    assert_true(p.launch.ranges == 1 || p.launch.ranges == 2);
+    memcpy(&q, &p, sizeof p);
+    assert_true(opnn__reduce_launch_tile_packs(&q, &h200, true));
+    assert_memory_equal(&p, &q, sizeof p);
+    assert_true(opnn__reduce_launch_tile_packs(&q, &h200, false));
+    check_launch(&q);
+    assert_int_equal(q.launch.family, OPNN_FAMILY_ROW_TILE);
+    assert_int_equal(q.launch.ranges, 1);
+    assert_int_equal(q.launch.sub, 2);
+    /* refused both ways where B has no pack fold */
+    const int64_t s4[3] = {4096, 24, 4};
+    h200_launch(&p, 3, s4, 1, ax1, "f32");
+    memcpy(&q, &p, sizeof p);
+    assert_false(opnn__reduce_launch_tile_packs(&p, &h200, false));
+    assert_memory_equal(&p, &q, sizeof p);
 }
 
 /* A shift plan of exact tiles (a warp a row, tiles of 32 vectors): `tiles` a slab, one wave of
@@ -1965,6 +1991,29 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.ranges, 1);
     assert_int_equal(p.launch.units, 65536);
     assert_int_equal(p.launch.grid_x, 65536 / 8);
+    /* but a block a slab where blocks of 8 warps, a warp a slab, would not reach every SM:
+     * NHWC [256, 3136, 32] over HW (256 slabs of 392 KB) on 256 blocks, not 32; [128, 12544, 4]
+     * on 128 blocks of loads twice as deep */
+    const int64_t nhwc[3] = {256, 3136, 32}, nhwc4[3] = {128, 12544, 4};
+    h200_launch(&p, 3, nhwc, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.split, 1);
+    assert_int_equal(p.launch.units, 256);
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
+    assert_int_equal(p.launch.grid_x, 256);
+    h200_launch(&p, 3, nhwc4, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.units, 128);
+    assert_int_equal(p.launch.ranges, 2 * OPNN_CUDA_UNROLL);
+    assert_int_equal(p.launch.grid_x, 128);
+    const int64_t edge[3] = {132 * 8, 1024, 16}; /* 132 blocks of 8 slabs: every SM */
+    h200_launch(&p, 3, edge, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.ranges, 1);
+    const int64_t below[3] = {131 * 8, 1024, 16};
+    h200_launch(&p, 3, below, 1, ax1, "f32");
+    assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
+    assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
 
     /* slabs of 2, 4 or 8 columns that fill a vector or divide it, 2..128 whole vectors each:
      * ROW_VEC, a group of lanes a slab; [1048576, 64, 2] f32 is 512-byte slabs (32 lanes) */
@@ -2020,17 +2069,20 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.chunk, 1);
 
     /* other contiguous slabs whose pack fits a tile: ROW_TILE, a slab a row of the tile, g
-     * lanes an output; whole packs a tile (192-byte slabs: a pack of one, 34 a tile of 408
-     * vectors); rows of 2 vectors (ROW_VEC), slabs past a tile and gapped slabs elsewhere */
+     * lanes an output; whole packs a tile (192-byte slabs of 3 columns fold packs of 4 rows,
+     * 2 lanes a slab: 34 a tile of 408 vectors, rounded to rounds of 16 slabs, 32); rows of 2
+     * vectors (ROW_VEC), slabs past a tile and gapped slabs elsewhere */
     const int64_t t3[3] = {4194304, 16, 3}, t17[3] = {2097152, 8, 17}, t24[3] = {1048576, 16, 24},
                   t2k[3] = {4096, 32, 17}, t3s[3] = {4096, 3, 3}, t3l[3] = {4096, 128, 3};
     h200_launch(&p, 3, t3, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     assert_int_equal(p.launch.kernel, OPNN_KERNEL_ROW_TILE);
     assert_int_equal(p.launch.segs, 1);
-    assert_int_equal(p.launch.chunk, 34);
-    assert_int_equal(p.launch.tiles, 34 * 12);
-    assert_int_equal(p.launch.units, (4194304 + 33) / 34);
+    assert_int_equal(p.launch.ranges, 3);
+    assert_int_equal(p.launch.sub, 2);
+    assert_int_equal(p.launch.chunk, 32);
+    assert_int_equal(p.launch.tiles, 32 * 12);
+    assert_int_equal(p.launch.units, 4194304 / 32);
     h200_launch(&p, 3, t17, 1, ax1, "f32"); /* 544 bytes: 12 a tile */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     assert_int_equal(p.launch.chunk, 12);
@@ -2050,26 +2102,27 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     /* g lanes an output and the stagger by tile_col_plan's cost: a tile's rounds times the
      * loads a lane folds, weighed by the banks' wavefronts (doubled staggered, 4x for 16-bit),
-     * plus 4 a shuffle step and 32 a round */
-    h200_launch(&p, 3, t3, 1, ax1, "f32"); /* 4.75 wavefronts a step plain, 1.75 staggered */
+     * plus 4 a shuffle step and 32 a round (the element-wise fold, the planner's for slabs
+     * without a pack fold, forced on these) */
+    h200_tile_elements(&p, t3, "f32"); /* 4.75 wavefronts a step plain, 1.75 staggered */
     assert_int_equal(p.launch.sub, 1);
     assert_int_equal(p.launch.ranges, 2);
-    h200_launch(&p, 3, t3, 1, ax1, "f16"); /* 2.9 plain, 2.1 staggered (4x): plain */
+    h200_tile_elements(&p, t3, "f16"); /* 2.9 plain, 2.1 staggered (4x): plain */
     assert_int_equal(p.launch.sub, 1);
     assert_int_equal(p.launch.ranges, 1);
-    h200_launch(&p, 3, t3l, 1, ax1, "f32"); /* 1536 bytes: 4 a tile, 12 outputs */
+    h200_tile_elements(&p, t3l, "f32"); /* 1536 bytes: 4 a tile, 12 outputs */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     assert_int_equal(p.launch.chunk, 4);
     assert_int_equal(p.launch.sub, 2); /* 128 rows, 64 a lane, staggered */
     assert_int_equal(p.launch.ranges, 2);
-    h200_launch(&p, 3, t3l, 1, ax1, "f16"); /* 768 bytes: 8 a tile, 24 outputs */
+    h200_tile_elements(&p, t3l, "f16"); /* 768 bytes: 8 a tile, 24 outputs */
     assert_int_equal(p.launch.sub, 4);
     assert_int_equal(p.launch.ranges, 1);
     const int64_t t3m[3] = {4096, 64, 3}, t3xl[3] = {4096, 1024, 3}, t2xl[3] = {4096, 776, 2};
-    h200_launch(&p, 3, t3m, 1, ax1, "f32"); /* 768 bytes: 8 a tile, 24 outputs, 64 rows */
+    h200_tile_elements(&p, t3m, "f32"); /* 768 bytes: 8 a tile, 24 outputs, 64 rows */
     assert_int_equal(p.launch.sub, 1);
     assert_int_equal(p.launch.ranges, 2);
-    h200_launch(&p, 3, t3xl, 1, ax1, "f16"); /* 6 KB: 3 outputs */
+    h200_tile_elements(&p, t3xl, "f16"); /* 6 KB: 3 outputs */
     assert_int_equal(p.launch.family, OPNN_FAMILY_ROW_TILE);
     assert_int_equal(p.launch.sub, 8);
     h200_launch(&p, 3, t2xl, 1, ax1, "f32"); /* 6208 bytes: 2 outputs */

@@ -67,7 +67,8 @@ static const char usage[] =
     "--split sets the slices of an OUTER plan of a block a unit, a run of vectors, super-rows\n"
     "or shift tiles (no R1): rows, units, grid and workspace follow.\n"
     "--packs 1 plans a MIDDLE slab plan of ROW_TILE with its pack fold (launch.ranges 3: lanes\n"
-    "a slab and tiles as they would be planned; no plan uses it yet), before --sub/--ranges.\n";
+    "a slab and tiles as the planner plans them), --packs 0 with its element-wise fold (ranges\n"
+    "1 or 2, the plan before the pack fold), before --sub/--ranges.\n";
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -117,6 +118,7 @@ static int parse_args(int argc, char **argv, fam_args *a)
     a->kind = OPNN_REDUCE_SUM;
     a->naxes = -1; /* every axis */
     a->reps = 20;
+    a->packs = -1;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
@@ -430,8 +432,8 @@ int main(int argc, char **argv)
             if (family <= OPNN_FAMILY_NONE || !opnn__reduce_launch_family(&plan, &props, family))
                 continue;
         }
-        if (a.packs && (plan.launch.family != OPNN_FAMILY_ROW_TILE ||
-                        !opnn__reduce_launch_tile_packs(&plan, &props))) {
+        if (a.packs >= 0 && (plan.launch.family != OPNN_FAMILY_ROW_TILE ||
+                             !opnn__reduce_launch_tile_packs(&plan, &props, a.packs == 1))) {
             printf("(--packs not applied to %s: not a ROW_TILE slab plan with a pack fold)\n",
                    opnn__cuda_family_name(plan.launch.family));
             continue;

@@ -70,7 +70,11 @@ extern "C" {
 ///    columns folded from a staggered row with launch.ranges 2 (1 otherwise); ROW_TILE's ranges
 ///    is 1 elsewhere. A version 17 launcher ran a lane an output and staggered by slab length:
 ///    correct, but not the plan.
-#define OP_ABI_VERSION 18u
+/// 19: ROW_TILE's slab plans of B = 3, 5, 6 or 7 columns whose R is a whole number of packs (P
+///    rows spanning whole 16-byte vectors) get launch.ranges 3: launch.sub lanes a slab, lane h
+///    folding the slab's packs h, h + sub, ... from 16-byte vectors. A version 18 launcher read
+///    ranges 3 as an element-wise fold of sub lanes an output: correct, but not the plan.
+#define OP_ABI_VERSION 19u
 
 /// Attribute value types.
 typedef enum op_attr_type {

@@ -66,8 +66,8 @@ extern "C" {
 #define OPNN_CUDA_ROW_TILE_BLOCK 64
 #define OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM 8
 /* MIDDLE slabs' columns ROW_TILE can fold from whole packs of rows (launch.ranges 3): the
- * kernel holds a pack fold for each of these B. Not a planner choice yet (unmeasured):
- * `opnn_families --ranges 3` and the GPU tests (tile_folds__every_kind_dtype) force it. */
+ * kernel holds a pack fold for each of these B, the planner's where R is whole packs (the
+ * GPU tests, tile_folds__every_kind_dtype, also force it and the element-wise folds). */
 #define OPNN_CUDA_ROW_TILE_PACK_COLS(b) ((b) == 3 || (b) == 5 || (b) == 6 || (b) == 7)
 /* ROW_TILE rows of 2- or 4-byte chunks (gcd(row bytes, 16)) at least this long fold from the
  * 16-byte vectors that cover them; shorter ones a chunk at a time */

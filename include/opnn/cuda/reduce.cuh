@@ -30,8 +30,9 @@
  *                       into shared memory with cp.async, the next tile in flight while this
  *                       one is reduced; a lane a row (tiles of 32 rows or more) or G lanes a row.
  *                       Also MIDDLE slabs [R, B] as rows, G lanes an output (a slab's column),
- *                       or (NB > 0, launch.ranges 3, not planned yet) G lanes a slab of NB
- *                       columns folding whole packs of rows from 16-byte vectors.
+ *                       or (NB > 0, launch.ranges 3, the planner's where R is whole packs)
+ *                       G lanes a slab of NB columns folding whole packs of rows from 16-byte
+ *                       vectors.
  *   row_pack_kernel     (launched for ROW_TILE plans) rows of up to 32 bytes from an aligned
  *                       start: a warp reads its 32 groups' vectors coalesced, passes them
  *                       through shared memory, and each lane folds its own group's rows.
@@ -1121,10 +1122,10 @@ template <class T, int K> struct row_pack_shape;
  * read as NV 16-byte vectors from shared memory, element i of a pack into column i % NB (a
  * register: NB is known at compile time, so no index arithmetic remains an element; a column's P
  * elements of a pack as a tree, then onto its accumulator); the g partials of a column are
- * combined by shuffles and lane c % g stores column c. With g the slab's packs (a power of two)
- * a warp's lanes read consecutive packs, an odd number of vectors apart for odd NB: no bank
- * conflicts (the element-wise fold of 16-bit slabs of 3 columns waited
- * on 4-8 wavefronts a load, or issued 1.5 times the instructions staggered). */
+ * combined by shuffles and lane c % g stores column c. A warp's lanes read consecutive packs,
+ * an odd number of vectors apart for odd NB (the element-wise fold of 16-bit slabs of 3 columns
+ * waited on 4-8 wavefronts a load, or issued 1.5 times the instructions staggered); f16
+ * [4194304, 32, 3] over 1 260 -> 198 us with g 2 (H200). */
 template <class Op, int NB>
 __device__ __forceinline__ void tile_slab_packs(const Op &op, const uint4 *sw, int nr, int nrow,
                                                 int lane, int g, int log2g, typename Op::out_t *o,
