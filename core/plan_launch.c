@@ -79,6 +79,13 @@
  * [2048, 4096] 15.3 -> 15.4-15.5, bf16 [4096, 4096] 16.4-16.7 -> 16.7, [16384, 1024] 23.4-23.5
  * -> 23.1-23.5 */
 #define COL_DEEP_MAX_BLOCKS_PER_SM_X2 3
+/* Narrow slabs (a row under a warp's 16-byte loads) run a warp a slab, 8 a block, where those
+ * blocks are at least 1.5 an SM (x2: 3), else a block a slab (plan_outer_vec). 100 MB of f32
+ * [A, R, 32] over 1 (us, median, H200, 132 SMs), a warp a slab against a block a slab: A 1024
+ * (128 blocks of warps) 35.6 / 30.8; A 1056 (132) 35.7 a warp; A 2048 (256) 30.3 / 33.6;
+ * 4096 29.5 / 40.1; 8192 30.8 / 55.8 (f16 [A, R, 64] and f32 [A, R, 8] the same way). 1.5 lies
+ * between the last loss (1 an SM) and the first win (1.94) measured. */
+#define NARROW_WARP_MIN_BLOCKS_PER_SM_X2 3
 /* OUTER_INNER units of at most this many loads a thread of a 256-thread block take blocks of 128
  * threads, a quarter of it 64 (plan_inner_block) */
 #define SMALL_UNIT_LOADS 32
@@ -985,17 +992,16 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     l->units = p->a * tiles * split;
     /* narrow B and no split: a warp a unit (ranges 1), its rows folded by shuffles alone (not
      * for a sub the caller chose: the shift plan's 16 lanes a row are a block a unit), where
-     * their blocks of 8 reach every SM. A block a unit spent a block tree per 16 KB slab of
-     * [65536, 1024, 4] over 1 (0.63-0.71 of the ceiling, H200). With fewer units a warp a unit
-     * leaves SMs idle and an eighth of the loads in flight: f32 [256, 3136, 32] over 1, 256
-     * units on 32 blocks, 92.2 us, against 29.9 us a block a unit (read at size 27.8); f16
-     * [256, 784, 64] 28.0 -> 11.6, f32 [128, 12544, 4] 46.9 -> 13.5. 100 MB of f32 [U, R, 32]
-     * (us, median, H200, 132 SMs): U 1024 (128 blocks of warps) 35.6 a warp a unit, 30.8 a
-     * block; U 2048 30.3 and 33.6; 4096 29.5 and 40.1; 8192 30.8 and 55.8 (f16 [U, R, 64] and
-     * f32 [U, R, 8] the same way). Tiles of 32 16-byte loads across: where rows are few and
-     * units many (WARP_TILE_MAX_ROWS) */
+     * their blocks of 8 are 1.5 an SM or more (NARROW_WARP_MIN_BLOCKS_PER_SM_X2). A block a
+     * unit spent a block tree per 16 KB slab of [65536, 1024, 4] over 1 (0.63-0.71 of the
+     * ceiling, H200). With fewer units a warp a unit leaves SMs idle and an eighth of the loads
+     * in flight: f32 [256, 3136, 32] over 1, 256 units on 32 blocks, 92.2 us, against 29.9 us a
+     * block a unit (read at size 27.8); f16 [256, 784, 64] 28.0 -> 11.6, f32 [128, 12544, 4]
+     * 46.9 -> 13.5. Tiles of 32 16-byte loads across: where rows are few and units many
+     * (WARP_TILE_MAX_ROWS) */
     if (sub == 0 && split == 1 && family != OPNN_FAMILY_COL_TINY_R &&
-        ((bx_threads < 32 && cdiv(l->units, OPNN_CUDA_BLOCK / 32) >= device_slots(props, 1)) ||
+        ((bx_threads < 32 && 2 * cdiv(l->units, OPNN_CUDA_BLOCK / 32) >=
+                                 NARROW_WARP_MIN_BLOCKS_PER_SM_X2 * device_slots(props, 1)) ||
          (vec * (int64_t)es == 16 && r1 * r <= WARP_TILE_MAX_ROWS &&
           l->units >= slots * (OPNN_CUDA_BLOCK / 32))))
         l->ranges = 1;

@@ -1991,7 +1991,7 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.ranges, 1);
     assert_int_equal(p.launch.units, 65536);
     assert_int_equal(p.launch.grid_x, 65536 / 8);
-    /* but a block a slab where blocks of 8 warps, a warp a slab, would not reach every SM:
+    /* but a block a slab where blocks of 8 warps, a warp a slab, would be under 1.5 an SM:
      * NHWC [256, 3136, 32] over HW (256 slabs of 392 KB) on 256 blocks, not 32; [128, 12544, 4]
      * on 128 blocks of loads twice as deep */
     const int64_t nhwc[3] = {256, 3136, 32}, nhwc4[3] = {128, 12544, 4};
@@ -2006,11 +2006,11 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.units, 128);
     assert_int_equal(p.launch.ranges, 2 * OPNN_CUDA_UNROLL);
     assert_int_equal(p.launch.grid_x, 128);
-    const int64_t edge[3] = {132 * 8, 1024, 16}; /* 132 blocks of 8 slabs: every SM */
+    const int64_t edge[3] = {198 * 8, 1024, 16}; /* 198 blocks of 8 slabs: 1.5 an SM */
     h200_launch(&p, 3, edge, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
     assert_int_equal(p.launch.ranges, 1);
-    const int64_t below[3] = {131 * 8, 1024, 16};
+    const int64_t below[3] = {197 * 8, 1024, 16};
     h200_launch(&p, 3, below, 1, ax1, "f32");
     assert_int_equal(p.launch.family, OPNN_FAMILY_MIDDLE);
     assert_int_equal(p.launch.ranges, OPNN_CUDA_UNROLL);
