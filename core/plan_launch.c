@@ -787,18 +787,18 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
      * three 2000-byte slabs: 0.86 of read at size, H200 ncu) */
     if (rows > round_rows && (rows / pack * pack_vec) % 2 != 0)
         rows -= round_rows;
-    packs = packs && slabs && tile_pack_rows(p->r, p->b, es) > 0;
-    if (packs) {
+    const int64_t prow = packs && slabs ? tile_pack_rows(p->r, p->b, es) : 0;
+    if (prow > 0) {
         /* the pack fold: g the most lanes (a power of two, 32 at most) that leave each lane
          * two or more of a slab's packs, a warp's lanes reading consecutive packs; tiles of
          * whole rounds of 32 / g slabs where they hold more than one and stay whole sectors.
-         * Against the element-wise fold (H200, us, median of 30): f16 [4194304, 32, 3] 260.0
-         * -> 198.4 (g 2), [2097152, 64, 3] 277.7 -> 195.9 (4), [4194304, 16, 3] 117.9 ->
-         * 103.5 (1), [1048576, 128, 3] 199.2 -> 192.2 (8), [2097152, 16, 5] 99.1 -> 87.1,
-         * [1048576, 64, 7] 257.7 -> 249.9, [2097152, 16, 6] 116.9 -> 104.7; 32- and 64-bit
+         * Against the element-wise fold's plan (H200, us, median of 30): f16 [4194304, 32, 3]
+         * 260.1 -> 198.6 (g 2), [2097152, 64, 3] 277.8 -> 196.3 (4), [4194304, 16, 3] 117.8
+         * -> 103.4 (1), [1048576, 128, 3] 198.9 -> 192.4 (8), [2097152, 16, 5] 99.4 -> 87.2,
+         * [1048576, 64, 7] 257.5 -> 228.7, [2097152, 16, 6] 117.2 -> 104.9; 32- and 64-bit
          * slabs within 1% either way. A lane a pack (g up to the packs) read [1048576, 128, 3]
          * f16 at 215.6, f32 433.0, f64 [1048576, 64, 3] 466.4 (386.0 with g 4) */
-        const int64_t npk = p->r / tile_pack_rows(p->r, p->b, es);
+        const int64_t npk = p->r / prow;
         while (g < 32 && 4 * g <= npk)
             g *= 2;
         if (rows > 32 / g && (rows / (32 / g) * (32 / g)) / pack * pack_vec % 2 == 0)
@@ -816,7 +816,7 @@ static void plan_row_tile(opnn_reduce_plan *p, const opnn_device_props *props, c
     l->units = imax(1, cdiv(c / pack, rows / pack)); /* block 0: the rows past the last pack */
     l->grid_x = row_tiles_grid(l->units, OPNN_CUDA_ROW_TILE_BLOCK,
                                device_slots(props, OPNN_CUDA_ROW_TILE_BLOCKS_PER_SM));
-    l->ranges = packs ? 3 : stagger ? 2 : 1;
+    l->ranges = prow > 0 ? 3 : stagger ? 2 : 1;
 }
 
 /* Lanes per row for ROW_VEC: rows of 2..32 whole 16-byte vectors (a power of two), contiguous

@@ -100,7 +100,7 @@ static run_result run_checked(const shape_case *c, DLDataType t, opnn_reduce_kin
                               fill_kind fk, uint64_t seed, cudaStream_t stream,
                               opnn_cuda_state **state)
 {
-    run_result res = {false, false, false, false, false, false, NULL, 0};
+    run_result res = {false, false, false, false, false, false, false, NULL, 0};
     size_t es = ts_dtype_size(t);
     const int64_t *st = c->has_strides ? c->strides : NULL;
     int64_t storage = ts_storage_elems(c->ndim, c->shape, st) + c->offset;
@@ -1344,6 +1344,8 @@ static void shift__every_kind_dtype(void **state)
     const opnn_reduce_kind special[] = {OPNN_REDUCE_MAX, OPNN_REDUCE_MIN, OPNN_REDUCE_SUM};
     const bool super = c >= super_cases_8sm && c < super_cases_8sm + NUM_SUPER_CASES_8SM;
     const bool warp = c >= warp_tile_cases_2sm && c < warp_tile_cases_2sm + NUM_WARP_TILE_CASES_2SM;
+    /* its narrow cases count warp units of any lanes a row, the others warp tiles of 32 */
+    const bool units = warp && strstr(c->name, "warp_units") != NULL;
     int shifted = 0, tails = 0, supers = 0, warps = 0;
 
     NEED_CUDA();
@@ -1362,7 +1364,7 @@ static void shift__every_kind_dtype(void **state)
                 shifted += r.shift;
                 tails += r.tail;
                 supers += r.super;
-                warps += strstr(c->name, "warp_units") ? r.warp_unit : r.warp_tile;
+                warps += units ? r.warp_unit : r.warp_tile;
                 free(r.host_out);
             }
         for (size_t d = 0; d < 4; d++)
@@ -1372,7 +1374,7 @@ static void shift__every_kind_dtype(void **state)
                 shifted += r.shift;
                 tails += r.tail;
                 supers += r.super;
-                warps += strstr(c->name, "warp_units") ? r.warp_unit : r.warp_tile;
+                warps += units ? r.warp_unit : r.warp_tile;
                 free(r.host_out);
             }
     }
