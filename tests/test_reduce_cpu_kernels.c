@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include <inttypes.h>
 #include <math.h>
 #include <omp.h>
 #include <stdbool.h>
@@ -641,48 +642,180 @@ static const half_case half_cases[] = {
     {"bf16_min_positive", "bf16", OPNN_REDUCE_MIN, 3, {5, 3, 7}, 0x4040},
 };
 
+/* The layouts a 16-bit result is checked in: one output (written alone), 19 rows of n (two
+ * batches of 8 narrowed a vector at a time, three rows alone), n rows of 19 columns (two vectors
+ * of outputs, three alone) and 5 slabs [n, 3] (each slab's 3 outputs from one vector). Every
+ * output gets the elements in[0, n), in order. */
+enum {
+    HALF_LAYOUTS = 4,
+    HALF_OUTS = 19
+};
+
+static int64_t half_layout(int which, int n, const uint16_t *in, uint16_t *x, layout_case *c)
+{
+    static const char *names[HALF_LAYOUTS] = {"full", "rows", "cols", "slabs"};
+    int64_t outs = 1;
+
+    if (which == 0) {
+        *c = (layout_case){names[0], 1, {n}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL};
+        memcpy(x, in, (size_t)n * sizeof *x);
+    } else if (which == 1) {
+        *c = (layout_case){names[1], 2,          {HALF_OUTS, n}, true,
+                           {0},      AXES(1, 1), false,          OPNN_CLASS_ROW};
+        outs = HALF_OUTS;
+        for (int64_t a = 0; a < outs; a++)
+            memcpy(x + a * n, in, (size_t)n * sizeof *x);
+    } else if (which == 2) {
+        *c = (layout_case){names[2], 2,          {n, HALF_OUTS}, true,
+                           {0},      AXES(1, 0), false,          OPNN_CLASS_COL};
+        outs = HALF_OUTS;
+        for (int r = 0; r < n; r++)
+            for (int64_t b = 0; b < outs; b++)
+                x[r * outs + b] = in[r];
+    } else {
+        *c = (layout_case){names[3], 3, {5, n, 3}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE};
+        outs = 15;
+        for (int a = 0; a < 5; a++)
+            for (int r = 0; r < n; r++)
+                for (int b = 0; b < 3; b++)
+                    x[(a * n + r) * 3 + b] = in[r];
+    }
+    return outs;
+}
+
 static void cpu_reduce__half_output_rounds_to_nearest_even(void **state)
 {
     const half_case *hc = *state;
     DLDataType dt = ts_dtype(hc->dtype);
-    const layout_case c = {hc->name, 1, {hc->n}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL};
-    opnn_reduce_plan plan = plan_for(&c, dt);
-    uint16_t in[4];
+    uint16_t in[4], x[5 * 4 * 3 + HALF_OUTS * 4];
 
     /* set up: the inputs are exact in the dtype */
     for (int i = 0; i < hc->n; i++)
         in[i] = dt.code == kDLBfloat ? ts_f32_to_bf16(hc->in[i]) : ts_f32_to_f16(hc->in[i]);
-    for (opnn_cpu_isa isa = OPNN_CPU_ISA_AUTO; isa <= OPNN_CPU_ISA_BASE; isa++) {
-        /* run */
-        ts_buf out = run_kernel(&plan, hc->kind, in, 1, isa, hc->name);
-        uint16_t got = *(const uint16_t *)out.data;
-        /* check: bit exact */
-        if (got != hc->want)
-            fail_msg("%s (isa %d): got 0x%04x, expected 0x%04x", hc->name, (int)isa, got, hc->want);
-        ts_buf_free(&out);
+    for (int l = 0; l < HALF_LAYOUTS; l++) {
+        layout_case c;
+        int64_t outs = half_layout(l, hc->n, in, x, &c);
+        opnn_reduce_plan plan = plan_for(&c, dt);
+        for (opnn_cpu_isa isa = OPNN_CPU_ISA_AUTO; isa <= OPNN_CPU_ISA_BASE; isa++) {
+            /* run */
+            ts_buf out = run_kernel(&plan, hc->kind, x, 1, isa, hc->name);
+            /* check: every output bit exact */
+            for (int64_t o = 0; o < outs; o++) {
+                uint16_t got = ((const uint16_t *)out.data)[o];
+                if (got != hc->want)
+                    fail_msg("%s, %s, output %" PRId64 " (isa %d): got 0x%04x, expected 0x%04x",
+                             hc->name, c.name, o, (int)isa, got, hc->want);
+            }
+            ts_buf_free(&out);
+        }
     }
 }
 
+/* A NaN input gives a NaN, for every kind, with the same bits in every layout as one output
+ * alone (its result narrowed by the scalar code): the payload dropped for f16, its top kept for
+ * bf16, whichever of its sign and the others' the kind keeps. */
 static void cpu_reduce__half_nan_stays_nan(void **state)
 {
     (void)state;
     for (int d = 2; d < 4; d++) {
         DLDataType dt = ts_dtype(float_dtype_names[d]);
-        const layout_case c = {"nan", 1, {3}, true, {0}, -1, {0}, false, OPNN_CLASS_FULL};
-        opnn_reduce_plan plan = plan_for(&c, dt);
-        uint16_t in[3];
+        uint16_t in[3], x[5 * 3 * 3 + HALF_OUTS * 3];
+        in[0] = d == 3 ? ts_f32_to_bf16(1.0f) : ts_f32_to_f16(1.0f);
+        in[1] = d == 3 ? 0xffc1 : 0xfe01; /* a negative quiet NaN with a payload */
+        in[2] = in[0];
         for (int k = 0; k < OPNN_REDUCE_KIND_COUNT_; k++) {
-            in[0] = d == 3 ? ts_f32_to_bf16(1.0f) : ts_f32_to_f16(1.0f);
-            in[1] = d == 3 ? 0x7fc1 : 0x7e01; /* quiet NaN with a payload */
-            in[2] = in[0];
-            ts_buf out =
-                run_kernel(&plan, (opnn_reduce_kind)k, in, 1, OPNN_CPU_ISA_AUTO, kind_names[k]);
-            double got = ts_load(out.data, dt, 0);
-            if (!isnan(got))
-                fail_msg("%s/%s: NaN became %g", kind_names[k], float_dtype_names[d], got);
-            ts_buf_free(&out);
+            uint16_t want = 0;
+            for (int l = 0; l < HALF_LAYOUTS; l++) {
+                layout_case c;
+                int64_t outs = half_layout(l, 3, in, x, &c);
+                opnn_reduce_plan plan = plan_for(&c, dt);
+                for (opnn_cpu_isa isa = OPNN_CPU_ISA_AUTO; isa <= OPNN_CPU_ISA_BASE; isa++) {
+                    ts_buf out = run_kernel(&plan, (opnn_reduce_kind)k, x, 1, isa, kind_names[k]);
+                    if (l == 0 && isa == OPNN_CPU_ISA_AUTO) {
+                        want = *(const uint16_t *)out.data;
+                        if (!isnan(ts_load(out.data, dt, 0)))
+                            fail_msg("%s/%s: NaN became 0x%04x", kind_names[k],
+                                     float_dtype_names[d], want);
+                    }
+                    for (int64_t o = 0; o < outs; o++) {
+                        uint16_t got = ((const uint16_t *)out.data)[o];
+                        if (got != want)
+                            fail_msg("%s/%s, %s, output %" PRId64
+                                     " (isa %d): 0x%04x, where one output alone is 0x%04x",
+                                     kind_names[k], float_dtype_names[d], c.name, o, (int)isa, got,
+                                     want);
+                    }
+                    ts_buf_free(&out);
+                }
+            }
         }
     }
+}
+
+/* The vector narrowing the kernels store 16-bit results with gives, for every instruction set,
+ * the bits of the test's own scalar narrowing: over every f32 whose low 13 (f16) or 16 (bf16)
+ * bits are one of those where rounding turns (0, half an ulp, a tie, just past it ...), every
+ * 4099th f32, and random ones. */
+static void cpu_reduce__narrow16_matches_scalar(void **state)
+{
+    enum {
+        CHUNK = 8192
+    };
+    static const uint32_t low16[] = {0x0000, 0x0001, 0x07ff, 0x0800, 0x0801, 0x0fff,
+                                     0x1000, 0x1001, 0x17ff, 0x1800, 0x1801, 0x1fff};
+    static const uint32_t low_bf[] = {0x0000, 0x0001, 0x3fff, 0x7fff, 0x8000,
+                                      0x8001, 0xbfff, 0xc000, 0xffff};
+    ts_rng rng = {ts_seed("cpu_reduce__narrow16_matches_scalar")};
+    float *in = malloc(CHUNK * sizeof *in);
+    uint16_t *out = malloc(CHUNK * sizeof *out);
+    int64_t checked = 0;
+
+    (void)state;
+    assert_non_null(in);
+    assert_non_null(out);
+    for (int bf = 0; bf < 2; bf++) {
+        const uint32_t *low = bf ? low_bf : low16;
+        int nlow = bf ? (int)N_OF(low_bf) : (int)N_OF(low16), shift = bf ? 16 : 13;
+        /* patterns: [0, 2^(32 - shift) * nlow) the boundary ones, then 2^32 / 4099 strided,
+         * then 2^20 random */
+        int64_t nb = ((int64_t)1 << (32 - shift)) * nlow, ns = ((int64_t)1 << 32) / 4099 + 1,
+                total = nb + ns + ((int64_t)1 << 20);
+        for (int64_t base = 0; base < total; base += CHUNK) {
+            int64_t m = total - base < CHUNK ? total - base : CHUNK;
+            m -= m % 8;
+            for (int64_t i = 0; i < m; i++) {
+                int64_t k = base + i;
+                uint32_t u;
+                if (k < nb)
+                    u = (uint32_t)(k / nlow) << shift | low[k % nlow];
+                else if (k < nb + ns)
+                    u = (uint32_t)((k - nb) * 4099);
+                else
+                    u = (uint32_t)ts_next(&rng);
+                memcpy(&in[i], &u, sizeof u);
+            }
+            for (opnn_cpu_isa isa = OPNN_CPU_ISA_AVX2; isa >= OPNN_CPU_ISA_BASE; isa--) {
+                if (!opnn__cpu_narrow16(isa, bf, in, out, m)) {
+                    assert_true(isa == OPNN_CPU_ISA_AVX2 && !have_avx2());
+                    continue;
+                }
+                for (int64_t i = 0; i < m; i++) {
+                    uint16_t want = bf ? ts_f32_to_bf16(in[i]) : ts_f32_to_f16(in[i]);
+                    uint32_t u;
+                    memcpy(&u, &in[i], sizeof u);
+                    if (out[i] != want)
+                        fail_msg("%s, isa %d: 0x%08x narrowed to 0x%04x, expected 0x%04x",
+                                 bf ? "bf16" : "f16", (int)isa, u, out[i], want);
+                }
+                checked += m;
+            }
+        }
+    }
+    /* a count not a multiple of 8 is refused */
+    assert_false(opnn__cpu_narrow16(OPNN_CPU_ISA_BASE, false, in, out, 7));
+    print_message("[ info ] %" PRId64 " narrowings checked\n", checked);
+    free(in);
+    free(out);
 }
 
 /* --- accuracy and size ------------------------------------------------------------------------ */
@@ -1012,6 +1145,7 @@ int main(void)
     ADD_CASES(tests, n, cpu_reduce__empty_writes_nothing, kind_dtype_cases);
     ADD_CASES(tests, n, cpu_reduce__half_output_rounds_to_nearest_even, half_cases);
     ADD_TEST(tests, n, cpu_reduce__half_nan_stays_nan);
+    ADD_TEST(tests, n, cpu_reduce__narrow16_matches_scalar);
     ADD_TEST(tests, n, cpu_reduce__rejects_bad_arguments);
     ADD_CASES(tests, n, cpu_reduce__zero_stride_2pow32_elements, huge_cases);
     ADD_TEST(tests, n, cpu_reduce__reads_stay_inside_the_input);

@@ -64,6 +64,21 @@ opnn_cpu_isa opnn__cpu_reduce_isa(void)
     return cpu_has_avx2() ? OPNN_CPU_ISA_AVX2 : OPNN_CPU_ISA_BASE;
 }
 
+bool opnn__cpu_narrow16(opnn_cpu_isa isa, bool bf16, const float *in, uint16_t *out, int64_t n)
+{
+    if (n < 0 || n % 8 != 0)
+        return false;
+    if (isa == OPNN_CPU_ISA_AUTO)
+        isa = opnn__cpu_reduce_isa();
+    if (isa == OPNN_CPU_ISA_BASE)
+        opnn__cpu_narrow16_base(bf16, in, out, n);
+    else if (isa == OPNN_CPU_ISA_AVX2 && cpu_has_avx2())
+        opnn__cpu_narrow16_avx2(bf16, in, out, n);
+    else
+        return false;
+    return true;
+}
+
 static int cpu_dtype_slot(DLDataType t)
 {
     if (t.lanes != 1)

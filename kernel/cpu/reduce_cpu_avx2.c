@@ -25,4 +25,9 @@
 
 const opnn_cpu_reduce_fn opnn__cpu_reduce_avx2[OPNN_REDUCE_KIND_COUNT_][OPNN_CPU_DTYPE_COUNT_];
 
+void opnn__cpu_narrow16_avx2(bool bf16, const float *in, uint16_t *out, int64_t n)
+{
+    (void)bf16, (void)in, (void)out, (void)n;
+}
+
 #endif

@@ -35,11 +35,13 @@
 #define RC_LOAD(p) opnn__f16_to_f32(*(p))
 #define RC_VLOAD(p) opnn__vload_f16(p)
 #define RC_STORE(p, a) (*(p) = opnn__f32_to_f16(a))
+#define RC_VNARROW(v) opnn__vnarrow_f16(v)
 #include "kernel/cpu/reduce_cpu_kinds_float.h"
 #undef RC_T
 #undef RC_LOAD
 #undef RC_VLOAD
 #undef RC_STORE
+#undef RC_VNARROW
 #undef RCD_NAME
 
 /* --- bf16: accumulate in f32 --- */
@@ -48,6 +50,7 @@
 #define RC_LOAD(p) opnn__bf16_to_f32(*(p))
 #define RC_VLOAD(p) opnn__vload_bf16(p)
 #define RC_STORE(p, a) (*(p) = opnn__f32_to_bf16(a))
+#define RC_VNARROW(v) opnn__vnarrow_bf16(v)
 #if defined(RC_USE_AVX2)
 /* columns: 16 elements per load, the even ones shifted up, the odd ones masked (3 instructions
  * instead of 2 widening loads and 2 shifts: col_wide16 0.7 -> 0.8 of the read ceiling) */
@@ -57,6 +60,7 @@
 #include "kernel/cpu/reduce_cpu_kinds_float.h"
 #undef RC_VLOAD_PAIR
 #undef RC_VPAIR_ORDER
+#undef RC_VNARROW
 #undef RC_T
 #undef RC_A
 #undef RC_V
@@ -141,6 +145,15 @@ const opnn_cpu_reduce_fn RC_TABLE[OPNN_REDUCE_KIND_COUNT_][OPNN_CPU_DTYPE_COUNT_
     [OPNN_REDUCE_PROD] = RC_ROW_(prod),
 };
 _Static_assert(OPNN_REDUCE_KIND_COUNT_ == 5, "a built-in kind without a CPU table row");
+
+void RC_CAT(opnn__cpu_narrow16_, RC_ISA)(bool bf16, const float *in, uint16_t *out, int64_t n)
+{
+    for (int64_t i = 0; i + 8 <= n; i += 8) {
+        opnn_v8f v = opnn__vload_f32(in + i);
+        opnn_v8h h = bf16 ? opnn__vnarrow_bf16(v) : opnn__vnarrow_f16(v);
+        memcpy(out + i, &h, sizeof h);
+    }
+}
 
 #undef RC_FN_
 #undef RC_ROW_

@@ -12,6 +12,7 @@
 #define OPNN_KERNEL_CPU_REDUCE_CPU_COMMON_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -273,5 +274,11 @@ extern const opnn_cpu_reduce_fn opnn__cpu_reduce_base[OPNN_REDUCE_KIND_COUNT_]
                                                      [OPNN_CPU_DTYPE_COUNT_];
 extern const opnn_cpu_reduce_fn opnn__cpu_reduce_avx2[OPNN_REDUCE_KIND_COUNT_]
                                                      [OPNN_CPU_DTYPE_COUNT_];
+
+/* in[0, n) narrowed to f16 (bf16 false) or bf16 by the vector code the instruction set's
+ * kernels store 16-bit results with (opnn__vnarrow_f16, opnn__vnarrow_bf16); n a multiple of 8.
+ * The AVX2 one does nothing where the compiler cannot target AVX2. */
+void opnn__cpu_narrow16_base(bool bf16, const float *in, uint16_t *out, int64_t n);
+void opnn__cpu_narrow16_avx2(bool bf16, const float *in, uint16_t *out, int64_t n);
 
 #endif /* OPNN_KERNEL_CPU_REDUCE_CPU_COMMON_H */

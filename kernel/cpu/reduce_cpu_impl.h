@@ -24,6 +24,9 @@
  *   optionally, per dtype:
  *     RC_VLOAD_PAIR(p, lo, hi)     2 * RC_VL elements from p into lo and hi, lanes in some order
  *     RC_VPAIR_ORDER(lo, hi, a, b) that order undone: a gets elements 0 .. RC_VL - 1, b the rest
+ *     RC_VNARROW(v)                the opnn_v8h that RC_STORE would write lane by lane (16-bit
+ *                                  RC_T, RC_VL 8)
+ *     RC_VSTORE_NT(p, v)           v to p (32-byte aligned), bypassing the cache (RC_T == RC_A)
  *   and RC_ISA, a token naming the instruction set (base, avx2), set by the translation unit.
  *
  * Combining with RC_IDENT must give back the other operand exactly (x + 0 with x never -0,
@@ -149,6 +152,31 @@ static inline void RCF(put)(RC_T *out, RC_A a, const rc_fin *fin)
 {
     (void)fin;
     RC_STORE(out, RC_FINAL(a, fin));
+}
+
+/* Lanes [0, n) of *pv to out[0], out[os] ... out[(n - 1) * os], each as put writes it. 16-bit
+ * floats are narrowed a vector at a time (RC_VNARROW): one at a time, the narrowing took longer
+ * than the read in rows of 3 f16 ([2^23, 3] over 1: 12.5 ms against 4.0 for f32, 2-core VM). */
+static RC_ALWAYS_INLINE void RCF(put_lanes)(RC_T *out, int64_t os, const RC_V *pv, int64_t n,
+                                            const rc_fin *fin)
+{
+#if defined(RC_VNARROW)
+    RC_V v = *pv;
+    opnn_v8h h;
+    (void)fin;
+    for (int l = 0; l < RC_VL; l++)
+        v[l] = RC_FINAL(v[l], fin);
+    h = RC_VNARROW(v);
+    if (os == 1 && n == RC_VL) {
+        memcpy(out, &h, sizeof h);
+        return;
+    }
+    for (int64_t j = 0; j < n; j++)
+        out[j * os] = h[j];
+#else
+    for (int64_t j = 0; j < n; j++)
+        RCF(put)(out + j * os, (*pv)[j], fin);
+#endif
 }
 
 /* --- runs: n elements at stride s ------------------------------------------------------------- */
@@ -453,8 +481,7 @@ static RC_ALWAYS_INLINE void RCF(rows_short_body)(const RC_T *x, int64_t as, int
             RCF(leaf)(x + g * as, R, rs, &v[g]);
     }
     r = RCF(tfold)(v);
-    for (int g = 0; g < RC_VL; g++)
-        RCF(put)(out + g, r[g], fin);
+    RCF(put_lanes)(out, 1, &r, RC_VL, fin);
 }
 
 /* RC_VL rows of R <= RC_LEAF contiguous elements (a leaf each), row g at x + g * as, each read in
@@ -500,8 +527,7 @@ static RC_ALWAYS_INLINE void RCF(rows_short_over)(const RC_T *x, int64_t as, int
         v[g] = RC_VCOMB(RC_VCOMB(a[0], a[2]), RC_VCOMB(a[1], a[3]));
     }
     r = RCF(tfold)(v);
-    for (int g = 0; g < RC_VL; g++)
-        RCF(put)(out + g, r[g], fin);
+    RCF(put_lanes)(out, 1, &r, RC_VL, fin);
 }
 
 /* Batches [b0, b1) of RC_VL rows of R < RC_W contiguous elements, all of whose rows may be read
@@ -999,6 +1025,10 @@ static void RCF(cput)(const RCF(colg) * g, RC_T *out, const RC_V *acc, int64_t c
                 RC_VSTORE_NT(out + j, v);
             }
         }
+#else
+        if (g->bos == 1)
+            for (; j + RC_VL <= cols; j += RC_VL)
+                RCF(put_lanes)(out + j, 1, &acc[j / RC_VL], RC_VL, g->fin);
 #endif
         for (; j < cols; j++)
             RCF(put)(out + j * g->bos, acc[j / RC_VL][j % RC_VL], g->fin);
@@ -1189,9 +1219,7 @@ static RC_ALWAYS_INLINE void RCF(flat_slabs_b)(const RCF(colg) * g, int64_t u0, 
         if (g->outer.nd > 1)
             rc_walk_at(&g->outer, u, &io, &oo);
         r = RCF(ctile_flat_b)(g->x + io, R, b, u < wend ? R : wrows);
-        RC_UNROLL8
-        for (int64_t j = 0; j < b; j++)
-            RCF(put)(g->out + oo + j * g->bos, r[j], g->fin);
+        RCF(put_lanes)(g->out + oo, g->bos, &r, b, g->fin);
     }
 }
 

@@ -34,6 +34,7 @@ typedef double opnn_v4d __attribute__((vector_size(32)));
 typedef int64_t opnn_v4l __attribute__((vector_size(32)));
 typedef uint64_t opnn_v4q __attribute__((vector_size(32)));
 typedef uint16_t opnn_v8h __attribute__((vector_size(16)));
+typedef int16_t opnn_v8s __attribute__((vector_size(16)));
 typedef int32_t opnn_v4i __attribute__((vector_size(16)));
 
 /* Two-source lane shuffles with constant indices (0..n-1 from a, n..2n-1 from b). */
@@ -109,6 +110,41 @@ OPNN_VINLINE void opnn__vorder_pair_f32(opnn_v8f even, opnn_v8f odd, opnn_v8f *a
     *b = (opnn_v8f)_mm256_permute2f128_ps(lo, hi, 0x31);
 }
 #endif
+
+/* --- narrowing: 8 floats to 8 f16 / bf16, the bits of opnn__f32_to_f16 / opnn__f32_to_bf16
+ * lane by lane. Without F16C every case of the scalar code is computed for every lane, and each
+ * lane keeps its own. --- */
+OPNN_VINLINE opnn_v8h opnn__vnarrow_f16(opnn_v8f f)
+{
+#if defined(RC_USE_AVX2)
+    /* F16C rounds as the scalar code does (to nearest even, subnormals kept, inf past 65520);
+     * its NaNs keep the top of the payload, the scalar code's are 0x7e00 with the sign */
+    opnn_v8h h = (opnn_v8h)_mm256_cvtps_ph((__m256)f, _MM_FROUND_TO_NEAREST_INT);
+    opnn_v8h nan = (opnn_v8h)((opnn_v8s)(h & 0x7fffu) > (int16_t)0x7c00);
+    return (nan & ((h & 0x8000u) | 0x7e00u)) | (~nan & h);
+#else
+    const uint32_t magic = (uint32_t)((127 - 15) + (23 - 10) + 1) << 23;
+    opnn_v8u u = (opnn_v8u)f, sign = u & 0x80000000u, vmagic = (opnn_v8u){0} + magic, big, nan,
+             small, o_big, o_small, o_norm;
+    u ^= sign;
+    big = (opnn_v8u)(u >= (uint32_t)(127 + 16) << 23); /* inf or NaN or >= 65536 */
+    nan = (opnn_v8u)(u > 0x7f800000u);
+    small = (opnn_v8u)(u < 113u << 23); /* subnormal or zero in f16 */
+    o_big = (nan & 0x7e00u) | (~nan & 0x7c00u);
+    /* the magic add only on the small lanes (the others add to 0): no inf or NaN goes in */
+    o_small = (opnn_v8u)((opnn_v8f)(u & small) + (opnn_v8f)vmagic) - magic;
+    o_norm = (u + (((uint32_t)(15 - 127) << 23) + 0xfffu) + ((u >> 13) & 1u)) >> 13;
+    u = (big & o_big) | (small & o_small) | (~(big | small) & o_norm) | (sign >> 16);
+    return __builtin_convertvector(u, opnn_v8h);
+#endif
+}
+
+OPNN_VINLINE opnn_v8h opnn__vnarrow_bf16(opnn_v8f f)
+{
+    opnn_v8u u = (opnn_v8u)f, nan = (opnn_v8u)((u & 0x7fffffffu) > 0x7f800000u);
+    u = (nan & ((u >> 16) | 0x0040u)) | (~nan & ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16));
+    return __builtin_convertvector(u, opnn_v8h);
+}
 
 OPNN_VINLINE opnn_v4l opnn__vload_i32(const int32_t *p)
 {
