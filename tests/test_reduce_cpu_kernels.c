@@ -25,6 +25,7 @@
 
 #include "core/plan.h"
 #include "kernel/cpu/reduce_cpu.h"
+#include "kernel/cpu/reduce_cpu_common.h"
 #include "kernel/reduce_kernels.h"
 #include "support/test_cases.h"
 #include "support/test_support.h"
@@ -1083,6 +1084,73 @@ static void cpu_reduce__equal_rows_equal_bits(void **state)
     omp_set_num_threads(omp_get_num_procs());
 }
 
+/* Columns of a slab of one leaf (rows up to rc_col_leaf_rows(B)), B whole vectors wide: each
+ * column's Sum is its rows added in order, from +0, in the accumulator's type (f32 for 16-bit
+ * inputs), then narrowed once, whichever code reads the slabs (a slab a unit, or slabs of up to
+ * 4 vectors flat). COL [R, B] and MIDDLE [5, R, B], every float dtype, 1 and 2 threads, both
+ * instruction sets. */
+static void cpu_reduce__slab_columns_in_row_order(void **state)
+{
+    ts_rng rng = {ts_seed("cpu_reduce__slab_columns_in_row_order")};
+    int runs = 0;
+
+    (void)state;
+    for (size_t d = 0; d < N_OF(float_dtype_names); d++) {
+        DLDataType dt = ts_dtype(float_dtype_names[d]);
+        int64_t vl = dt.bits == 64 ? 4 : 8, es = dt.bits / 8;
+        for (int64_t nv = 1; nv <= 5; nv++) {
+            int64_t B = nv * vl, rows[] = {2, 7, 16, 33, rc_col_leaf_rows(nv * vl)};
+            for (size_t ri = 0; ri < N_OF(rows); ri++)
+                for (int mid = 0; mid < 2; mid++) {
+                    int64_t R = rows[ri], A = mid ? 5 : 1;
+                    layout_case c =
+                        mid ? (layout_case){"slab_cols", 3,          {A, R, B}, true,
+                                            {0},         AXES(1, 1), false,     OPNN_CLASS_MIDDLE}
+                            : (layout_case){"slab_cols", 2,          {R, B}, true,
+                                            {0},         AXES(1, 0), false,  OPNN_CLASS_COL};
+                    opnn_reduce_plan plan = plan_for(&c, dt);
+                    ts_buf in = ts_buf_alloc((size_t)(A * R * B * es));
+                    char what[160];
+                    assert_non_null(in.data);
+                    ts_fill_random(&rng, in.data, dt, A * R * B, 1.0);
+                    snprintf(what, sizeof what, "slab columns [%lld, %lld, %lld] %s", (long long)A,
+                             (long long)R, (long long)B, float_dtype_names[d]);
+                    for (int t = 1; t <= 2; t++)
+                        for (int isa = 0; isa < 2; isa++) {
+                            ts_buf out =
+                                run_kernel(&plan, OPNN_REDUCE_SUM, in.data, t,
+                                           isa ? OPNN_CPU_ISA_BASE : OPNN_CPU_ISA_AUTO, what);
+                            for (int64_t o = 0; o < A * B; o++) {
+                                int64_t a = o / B, b = o % B;
+                                double got = ts_load(out.data, dt, o), want;
+                                float f = 0.0f;
+                                double g = 0.0;
+                                for (int64_t r = 0; r < R; r++) {
+                                    double v = ts_load(in.data, dt, (a * R + r) * B + b);
+                                    f += (float)v;
+                                    g += v;
+                                }
+                                want = dt.bits == 64          ? g
+                                       : dt.bits == 32        ? f
+                                       : dt.code == kDLBfloat ? ts_bf16_to_f32(ts_f32_to_bf16(f))
+                                                              : ts_f16_to_f32(ts_f32_to_f16(f));
+                                if (memcmp(&got, &want, sizeof got) != 0)
+                                    fail_msg("%s (%d threads%s): output %lld is %a, the rows "
+                                             "in order give %a",
+                                             what, t, isa ? ", baseline" : "", (long long)o, got,
+                                             want);
+                            }
+                            ts_buf_free(&out);
+                            runs++;
+                        }
+                    ts_buf_free(&in);
+                }
+        }
+    }
+    omp_set_num_threads(omp_get_num_procs());
+    print_message("[ info ] %d runs\n", runs);
+}
+
 /* --- arguments -------------------------------------------------------------------------------- */
 
 static void cpu_reduce__rejects_bad_arguments(void **state)
@@ -1150,6 +1218,7 @@ int main(void)
     ADD_CASES(tests, n, cpu_reduce__zero_stride_2pow32_elements, huge_cases);
     ADD_TEST(tests, n, cpu_reduce__reads_stay_inside_the_input);
     ADD_TEST(tests, n, cpu_reduce__equal_rows_equal_bits);
+    ADD_TEST(tests, n, cpu_reduce__slab_columns_in_row_order);
     ADD_TEST(tests, n, cpu_reduce__f32_sum_2pow28_within_1e6);
     assert_true(n <= N_OF(tests));
     return _cmocka_run_group_tests("test_reduce_cpu_kernels", tests, n, NULL, NULL);

@@ -705,6 +705,8 @@ typedef struct RCF(colg) {
     RC_V *buf;
     int64_t prow; /* rows of B < RC_VL contiguous elements, one panel: the rows of a period
                      (RC_VL / gcd(B, RC_VL)), leaves by ctile_flat; else 0 */
+    int64_t vrow; /* rows of B = vrow * RC_VL elements (1 <= vrow <= 4), one panel: slabs of a
+                     single leaf by flat_vslabs; else 0 */
 } RCF(colg);
 
 /* Row r of a column tile (at x + off[r], or x + r * rs when off is NULL), with the same bytes of
@@ -1235,6 +1237,50 @@ static void RCF(flat_slabs)(const RCF(colg) * g, int64_t u0, int64_t u1)
     }
 }
 
+/* Slabs [u0, u1) of g, each a single leaf of rows of nv whole vectors (g->vrow, g->nl == 1; a
+ * unit is a slab), nv a constant after inlining: each column's rows combined in order, as ctile
+ * combines them, then the B outputs a vector at a time. Small slabs spent more on the unit
+ * path's set-up than on their reads ([2097152, 16, 8] f16 over 1: 25 ms, twice [1048576, 64,
+ * 2]'s for as many bytes, 2-core VM). */
+static RC_ALWAYS_INLINE void RCF(flat_vslabs_nv)(const RCF(colg) * g, int64_t u0, int64_t u1,
+                                                 const int nv)
+{
+    int64_t R = g->rows.count, rs = g->rows.istride[0], is = g->outer.nd ? g->outer.istride[0] : 0,
+            os = g->outer.nd ? g->outer.ostride[0] : 0;
+
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t io = u * is, oo = u * os;
+        const RC_T *x;
+        RC_V a[4];
+        if (g->outer.nd > 1)
+            rc_walk_at(&g->outer, u, &io, &oo);
+        x = g->x + io;
+        RC_UNROLL8
+        for (int k = 0; k < nv; k++)
+            a[k] = RCF(splat)(RC_IDENT);
+        for (int64_t r = 0; r < R; r++) {
+            RC_UNROLL8
+            for (int k = 0; k < nv; k++)
+                a[k] = RC_VCOMB(a[k], RC_VLOAD(x + r * rs + k * RC_VL));
+        }
+        RC_UNROLL8
+        for (int k = 0; k < nv; k++)
+            RCF(put_lanes)(g->out + oo + k * RC_VL * g->bos, g->bos, &a[k], RC_VL, g->fin);
+    }
+}
+
+static void RCF(flat_vslabs)(const RCF(colg) * g, int64_t u0, int64_t u1)
+{
+    if (g->vrow == 1)
+        RCF(flat_vslabs_nv)(g, u0, u1, 1);
+    else if (g->vrow == 2)
+        RCF(flat_vslabs_nv)(g, u0, u1, 2);
+    else if (g->vrow == 3)
+        RCF(flat_vslabs_nv)(g, u0, u1, 3);
+    else
+        RCF(flat_vslabs_nv)(g, u0, u1, 4);
+}
+
 /* Units [u0, u1) of the column reduction g (a thread's share of cols_run), RC_STREAMS of them
  * side by side when their state can be allocated. */
 static void RCF(cols_units)(RCF(colg) * g, int64_t u0, int64_t u1)
@@ -1243,6 +1289,10 @@ static void RCF(cols_units)(RCF(colg) * g, int64_t u0, int64_t u1)
 
     if (g->prow && g->nl == 1) {
         RCF(flat_slabs)(g, u0, u1);
+        return;
+    }
+    if (g->vrow && g->nl == 1) {
+        RCF(flat_vslabs)(g, u0, u1);
         return;
     }
     scratch = RCF(scratch_alloc)(g);
@@ -1285,6 +1335,8 @@ static void RCF(cols_run)(RCF(colg) * g)
         g->prow = RC_VL / gb;
         g->rb = RC_COL_LEAF_MAX * g->prow;
     }
+    g->vrow =
+        g->G == 1 && g->rows.nd == 1 && g->B % RC_VL == 0 && g->B <= 4 * RC_VL ? g->B / RC_VL : 0;
     g->nl = rc_ceil_div(R, g->rb);
     g->h = rc_ceil_log2(g->nl);
     g->nvp = rc_ceil_div(rc_min64(g->B, g->pw), RC_VL); /* vectors of a full panel */
