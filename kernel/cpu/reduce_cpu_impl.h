@@ -171,9 +171,12 @@ static RC_ALWAYS_INLINE void RCF(put_lanes)(RC_T *out, int64_t os, const RC_V *p
         memcpy(out, &h, sizeof h);
         return;
     }
+    RC_UNROLL8
     for (int64_t j = 0; j < n; j++)
         out[j * os] = h[j];
 #else
+    /* unrolled: a lane read at an index known only at run time goes through memory */
+    RC_UNROLL8
     for (int64_t j = 0; j < n; j++)
         RCF(put)(out + j * os, (*pv)[j], fin);
 #endif
@@ -1199,6 +1202,18 @@ static void RCF(cunits_multi)(const RCF(colg) * g, int64_t u0, int64_t u1, RC_V 
         RCF(cunit)(g, u, scratch);
 }
 
+/* Input and output offsets of slab u of g (its outer walk): by multiplication for one outer
+ * dim, by division for more. */
+static RC_ALWAYS_INLINE void RCF(slab_at)(const RCF(colg) * g, int64_t u, int64_t *io, int64_t *oo)
+{
+    if (g->outer.nd > 1) {
+        rc_walk_at(&g->outer, u, io, oo);
+        return;
+    }
+    *io = g->outer.nd ? u * g->outer.istride[0] : 0;
+    *oo = g->outer.nd ? u * g->outer.ostride[0] : 0;
+}
+
 /* Slabs [u0, u1) of g, each a single leaf of rows of b < RC_VL contiguous elements (g->prow,
  * g->nl == 1; a unit is a slab), b a constant after inlining: ctile_flat_b, then the b outputs.
  * The unit path's set-up per slab (its position by division, the tree, cput) cost more than
@@ -1207,19 +1222,17 @@ static void RCF(cunits_multi)(const RCF(colg) * g, int64_t u0, int64_t u1, RC_V 
 static RC_ALWAYS_INLINE void RCF(flat_slabs_b)(const RCF(colg) * g, int64_t u0, int64_t u1,
                                                const int64_t b)
 {
-    int64_t R = g->rows.count, is = g->outer.nd ? g->outer.istride[0] : 0,
-            os = g->outer.nd ? g->outer.ostride[0] : 0;
+    int64_t R = g->rows.count;
     /* rows of a slab whose vector ends inside it; all of them in slabs whose last row's vector
      * ends inside the tensor (slabs in order, one outer dim) */
     int64_t wrows = rc_reads_inside(R, b, b, RC_VL),
-            wend = g->outer.nd == 1
-                       ? rc_reads_inside(g->outer.count, is, R * b, (R - 1) * b + RC_VL)
-                       : 0;
+            wend = g->outer.nd == 1 ? rc_reads_inside(g->outer.count, g->outer.istride[0], R * b,
+                                                      (R - 1) * b + RC_VL)
+                                    : 0;
     for (int64_t u = u0; u < u1; u++) {
-        int64_t io = u * is, oo = u * os;
+        int64_t io, oo;
         RC_V r;
-        if (g->outer.nd > 1)
-            rc_walk_at(&g->outer, u, &io, &oo);
+        RCF(slab_at)(g, u, &io, &oo);
         r = RCF(ctile_flat_b)(g->x + io, R, b, u < wend ? R : wrows);
         RCF(put_lanes)(g->out + oo, g->bos, &r, b, g->fin);
     }
@@ -1245,15 +1258,13 @@ static void RCF(flat_slabs)(const RCF(colg) * g, int64_t u0, int64_t u1)
 static RC_ALWAYS_INLINE void RCF(flat_vslabs_nv)(const RCF(colg) * g, int64_t u0, int64_t u1,
                                                  const int nv)
 {
-    int64_t R = g->rows.count, rs = g->rows.istride[0], is = g->outer.nd ? g->outer.istride[0] : 0,
-            os = g->outer.nd ? g->outer.ostride[0] : 0;
+    int64_t R = g->rows.count, rs = g->rows.istride[0];
 
     for (int64_t u = u0; u < u1; u++) {
-        int64_t io = u * is, oo = u * os;
+        int64_t io, oo;
         const RC_T *x;
         RC_V a[4];
-        if (g->outer.nd > 1)
-            rc_walk_at(&g->outer, u, &io, &oo);
+        RCF(slab_at)(g, u, &io, &oo);
         x = g->x + io;
         RC_UNROLL8
         for (int k = 0; k < nv; k++)
