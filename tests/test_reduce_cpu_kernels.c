@@ -1005,15 +1005,16 @@ static int check_fenced(DLDataType dt, int64_t A, int64_t R, int64_t B, int64_t 
     return runs;
 }
 
-/* Narrow slabs [A, R, B] (B 1 to 7: under a vector for every dtype but f64; R around a period
- * of 2 to 8 rows, and 8 leaves of 128 periods and 3 rows; slabs packed or an element apart),
- * [1, R, B] (narrow columns) and short rows [A, K], each input against an inaccessible page on
- * either side: the kernels may read a whole vector past a row only where the tensor goes on
- * (ctile_flat, rows_short_over), never past the input. */
+/* Narrow slabs [A, R, B] (B 1 to 7: under a vector for every dtype but f64; 9 to 63: whole
+ * vectors and a partial one; R around a period of 2 to 8 rows, and 8 leaves of 128 periods and
+ * 3 rows; slabs packed or an element apart), [1, R, B] (narrow columns) and short rows [A, K],
+ * each input against an inaccessible page on either side: the kernels may read a whole vector
+ * past a row only where the tensor goes on (ctile_flat, flat_vslabs, rows_short_over), never
+ * past the input. */
 static void cpu_reduce__reads_stay_inside_the_input(void **state)
 {
-    static const int64_t Bs[] = {1, 2, 3, 4, 5, 6, 7}, Rs[] = {1, 2, 3, 5, 7, 9, 17, 1027},
-                         As[] = {1, 2, 3, 5};
+    static const int64_t Bs[] = {1, 2, 3, 4, 5, 6, 7, 9, 12, 17, 40, 63},
+                         Rs[] = {1, 2, 3, 5, 7, 9, 17, 1027}, As[] = {1, 2, 3, 5};
     ts_rng rng = {ts_seed("cpu_reduce__reads_stay_inside_the_input")};
     int runs = 0;
 
@@ -1084,11 +1085,12 @@ static void cpu_reduce__equal_rows_equal_bits(void **state)
     omp_set_num_threads(omp_get_num_procs());
 }
 
-/* Columns of a slab of one leaf (rows up to rc_col_leaf_rows(B)), B whole vectors wide: each
- * column's Sum is its rows added in order, from +0, in the accumulator's type (f32 for 16-bit
- * inputs), then narrowed once, whichever code reads the slabs (a slab a unit, or slabs of up to
- * 4 vectors flat). COL [R, B] and MIDDLE [5, R, B], every float dtype, 1 and 2 threads, both
- * instruction sets. */
+/* Columns of a slab of one leaf (rows up to rc_col_leaf_rows(B)), B of 1 to 9 vectors, the
+ * last whole or of 1, 3 or RC_VL - 1 lanes: each column's Sum is its rows added in order, from
+ * +0, in the accumulator's type (f32 for 16-bit inputs), then narrowed once, whichever code
+ * reads the slabs (a slab a unit, or slabs of up to RC_VSLAB_MAX vectors flat, a partial vector
+ * read whole but near the tensor's end). COL [R, B] and MIDDLE [5, R, B], every float dtype, 1
+ * and 2 threads, both instruction sets; the input buffer ends with the tensor. */
 static void cpu_reduce__slab_columns_in_row_order(void **state)
 {
     ts_rng rng = {ts_seed("cpu_reduce__slab_columns_in_row_order")};
@@ -1098,10 +1100,13 @@ static void cpu_reduce__slab_columns_in_row_order(void **state)
     for (size_t d = 0; d < N_OF(float_dtype_names); d++) {
         DLDataType dt = ts_dtype(float_dtype_names[d]);
         int64_t vl = dt.bits == 64 ? 4 : 8, es = dt.bits / 8;
-        for (int64_t nv = 1; nv <= 5; nv++) {
-            int64_t B = nv * vl, rows[] = {2, 7, 16, 33, rc_col_leaf_rows(nv * vl)};
+        for (int64_t nb = 0; nb < 9 * 4; nb++) {
+            int64_t nv = 1 + nb / 4, tail[] = {0, 1, 3, vl - 1}, B = nv * vl + tail[nb % 4];
+            int64_t rows[] = {2, 7, 16, 33, rc_col_leaf_rows(B)};
+            if (nb % 4 && (tail[nb % 4] == tail[nb % 4 - 1] || nv == 9))
+                continue;
             for (size_t ri = 0; ri < N_OF(rows); ri++)
-                for (int mid = 0; mid < 2; mid++) {
+                for (int mid = 0; mid < 2 && rows[ri] <= rows[N_OF(rows) - 1]; mid++) {
                     int64_t R = rows[ri], A = mid ? 5 : 1;
                     layout_case c =
                         mid ? (layout_case){"slab_cols", 3,          {A, R, B}, true,

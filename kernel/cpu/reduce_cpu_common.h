@@ -143,6 +143,9 @@ static inline int64_t rc_col_leaf_rows(int64_t b)
     return rows < 16 ? 16 : rows > RC_COL_LEAF_MAX ? RC_COL_LEAF_MAX : rows;
 }
 
+/* Slabs of one leaf whose rows are at most this many vectors run flat (flat_vslabs). */
+#define RC_VSLAB_MAX 8
+
 /* Threads OpenMP would use for a parallel region here (1 inside one already). */
 static inline int rc_threads(void)
 {

@@ -708,8 +708,10 @@ typedef struct RCF(colg) {
     RC_V *buf;
     int64_t prow; /* rows of B < RC_VL contiguous elements, one panel: the rows of a period
                      (RC_VL / gcd(B, RC_VL)), leaves by ctile_flat; else 0 */
-    int64_t vrow; /* rows of B = vrow * RC_VL elements (1 <= vrow <= 4), one panel: slabs of a
-                     single leaf by flat_vslabs; else 0 */
+    int64_t xn;   /* elements from x that a read may touch: the view's extent */
+    int64_t vrow; /* rows of B elements in vrow vectors (RC_VL <= B <= RC_VSLAB_MAX * RC_VL, the
+                     last one partial where B % RC_VL), one panel: slabs of a single leaf by
+                     flat_vslabs; else 0 */
 } RCF(colg);
 
 /* Row r of a column tile (at x + off[r], or x + r * rs when off is NULL), with the same bytes of
@@ -798,18 +800,24 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
         res[k] = a[k];
 }
 
-/* The last cols (< RC_VL) columns of a panel. */
+/* The last cols (< RC_VL) columns of a panel: a row's read whole, its lanes past cols masked to
+ * IDENT, where it ends inside the tensor (lim elements from x), else a lane at a time. A lane at
+ * a time for every row, [4194304, 12] f32 over 0 read 0.12-0.17 of the ceiling (2-core VM). */
 static void RCF(ctile_part)(const RC_T *x, const int64_t *off, int64_t rs, int64_t nrows,
-                            int64_t cols, RC_V *res)
+                            int64_t cols, int64_t lim, RC_V *res)
 {
     RC_V a = RCF(splat)(RC_IDENT);
-    for (int64_t r = 0; r < nrows; r++)
-        a = RC_VCOMB(a, RCF(vload_part)(x + (off ? off[r] : r * rs), 1, cols));
+    RC_VI keep = RCF(keep_lanes)(cols);
+    for (int64_t r = 0; r < nrows; r++) {
+        int64_t o = off ? off[r] : r * rs;
+        a = RC_VCOMB(a, o + RC_VL <= lim ? RCF(vload_keep)(x + o, &keep)
+                                         : RCF(vload_part)(x + o, 1, cols));
+    }
     *res = a;
 }
 
 static RC_ALWAYS_INLINE void RCF(cleaf_body)(const RC_T *x, const int64_t *off, int64_t rs,
-                                             int64_t nrows, int64_t cols, RC_V *res)
+                                             int64_t nrows, int64_t cols, int64_t lim, RC_V *res)
 {
     int64_t fv = cols / RC_VL, k = 0;
 
@@ -828,7 +836,7 @@ static RC_ALWAYS_INLINE void RCF(cleaf_body)(const RC_T *x, const int64_t *off, 
         k += 1;
     }
     if (cols % RC_VL)
-        RCF(ctile_part)(x + k * RC_VL, off, rs, nrows, cols % RC_VL, res + k);
+        RCF(ctile_part)(x + k * RC_VL, off, rs, nrows, cols % RC_VL, lim - k * RC_VL, res + k);
 }
 
 /* A leaf of rows of b < RC_VL contiguous elements (x: its first row; rows b apart), read as one
@@ -921,7 +929,7 @@ static void RCF(ctile_flat)(const RC_T *x, int64_t nrows, int64_t b, RC_V *res)
 static void RCF(cleaf)(const RCF(colg) * g, const RC_T *x, int64_t r0, int64_t nrows, int64_t cols,
                        RC_V *res)
 {
-    int64_t off[RC_COL_LEAF_MAX];
+    int64_t off[RC_COL_LEAF_MAX], lim = g->xn - (x - g->x);
 
     if (g->prow) {
         RCF(ctile_flat)(x + r0 * g->B, nrows, g->B, res);
@@ -929,11 +937,11 @@ static void RCF(cleaf)(const RCF(colg) * g, const RC_T *x, int64_t r0, int64_t n
     }
     if (g->rows.nd == 1) {
         int64_t rs = g->rows.istride[0];
-        RCF(cleaf_body)(x + r0 * rs, NULL, rs, nrows, cols, res);
+        RCF(cleaf_body)(x + r0 * rs, NULL, rs, nrows, cols, lim - r0 * rs, res);
         return;
     }
     rc_walk_run(&g->rows, r0, nrows, off);
-    RCF(cleaf_body)(x, off, 0, nrows, cols, res);
+    RCF(cleaf_body)(x, off, 0, nrows, cols, lim, res);
 }
 
 /* The same leaf (rows [r0, r0 + nrows), a row every rs) of RC_STREAMS panels of nv (1 or 2) full
@@ -1250,46 +1258,75 @@ static void RCF(flat_slabs)(const RCF(colg) * g, int64_t u0, int64_t u1)
     }
 }
 
-/* Slabs [u0, u1) of g, each a single leaf of rows of nv whole vectors (g->vrow, g->nl == 1; a
- * unit is a slab), nv a constant after inlining: each column's rows combined in order, as ctile
- * combines them, then the B outputs a vector at a time. Small slabs spent more on the unit
+/* Slabs [u0, u1) of g, each a single leaf of rows of B >= RC_VL elements (g->vrow, g->nl == 1; a
+ * unit is a slab): nv whole vectors and, where part, a last partial one (B % RC_VL lanes), nv
+ * and part constants after inlining. Each column's rows are combined in order, as ctile and
+ * ctile_part combine them, then the B outputs a vector at a time. The partial vector of a row is
+ * read whole (its lanes past B belong to the next row or slab, and are dropped) where that read
+ * ends inside the tensor (g->xn), a lane at a time after. Small slabs spent more on the unit
  * path's set-up than on their reads ([2097152, 16, 8] f16 over 1: 25.0 -> 11.4 ms, f32 [1048576,
- * 16, 16] 60.1 -> 26.8 ms, 2-core VM). */
+ * 16, 16] 60.1 -> 26.8 ms, 2-core VM), and its partial vectors went a lane at a time. */
 static RC_ALWAYS_INLINE void RCF(flat_vslabs_nv)(const RCF(colg) * g, int64_t u0, int64_t u1,
-                                                 const int nv)
+                                                 const int nv, const bool part)
 {
-    int64_t R = g->rows.count, rs = g->rows.istride[0];
+    const int nt = nv + (part ? 1 : 0);
+    int64_t R = g->rows.count, rs = g->rows.istride[0], t = g->B % RC_VL;
 
     for (int64_t u = u0; u < u1; u++) {
-        int64_t io, oo;
+        int64_t io, oo, r = 0, w = R, lim;
         const RC_T *x;
-        RC_V a[4];
+        RC_V a[RC_VSLAB_MAX];
         RCF(slab_at)(g, u, &io, &oo);
         x = g->x + io;
+        /* the rows whose partial vector, read whole, ends inside the tensor */
+        lim = g->xn - io - (nv + 1) * RC_VL;
+        if (part)
+            w = lim < 0 ? 0 : rs > 0 ? rc_min64(R, lim / rs + 1) : R;
         RC_UNROLL8
-        for (int k = 0; k < nv; k++)
+        for (int k = 0; k < nt; k++)
             a[k] = RCF(splat)(RC_IDENT);
-        for (int64_t r = 0; r < R; r++) {
+        for (; r < w; r++) {
+            RC_UNROLL8
+            for (int k = 0; k < nt; k++)
+                a[k] = RC_VCOMB(a[k], RC_VLOAD(x + r * rs + k * RC_VL));
+        }
+        for (; part && r < R; r++) {
             RC_UNROLL8
             for (int k = 0; k < nv; k++)
                 a[k] = RC_VCOMB(a[k], RC_VLOAD(x + r * rs + k * RC_VL));
+            a[nv] = RC_VCOMB(a[nv], RCF(vload_part)(x + r * rs + nv * RC_VL, 1, t));
         }
         RC_UNROLL8
         for (int k = 0; k < nv; k++)
             RCF(put_lanes)(g->out + oo + k * RC_VL * g->bos, g->bos, &a[k], RC_VL, g->fin);
+        if (part)
+            RCF(put_lanes)(g->out + oo + nv * RC_VL * g->bos, g->bos, &a[nv], t, g->fin);
     }
 }
 
 static void RCF(flat_vslabs)(const RCF(colg) * g, int64_t u0, int64_t u1)
 {
-    if (g->vrow == 1)
-        RCF(flat_vslabs_nv)(g, u0, u1, 1);
-    else if (g->vrow == 2)
-        RCF(flat_vslabs_nv)(g, u0, u1, 2);
-    else if (g->vrow == 3)
-        RCF(flat_vslabs_nv)(g, u0, u1, 3);
-    else
-        RCF(flat_vslabs_nv)(g, u0, u1, 4);
+    const bool part = g->B % RC_VL != 0;
+
+    switch (g->B / RC_VL) {
+#define RC_VSLAB_CASE(N_)                                                                          \
+    case N_:                                                                                       \
+        if (part)                                                                                  \
+            RCF(flat_vslabs_nv)(g, u0, u1, N_, true);                                              \
+        else                                                                                       \
+            RCF(flat_vslabs_nv)(g, u0, u1, N_, false);                                             \
+        return;
+        RC_VSLAB_CASE(1)
+        RC_VSLAB_CASE(2)
+        RC_VSLAB_CASE(3)
+        RC_VSLAB_CASE(4)
+        RC_VSLAB_CASE(5)
+        RC_VSLAB_CASE(6)
+        RC_VSLAB_CASE(7)
+#undef RC_VSLAB_CASE
+    default:
+        RCF(flat_vslabs_nv)(g, u0, u1, RC_VSLAB_MAX, false);
+    }
 }
 
 /* Units [u0, u1) of the column reduction g (a thread's share of cols_run), RC_STREAMS of them
@@ -1334,6 +1371,11 @@ static void RCF(cols_run)(RCF(colg) * g)
     bool par;
 
     g->pw = (RC_PANEL_BYTES / (int64_t)sizeof(RC_T)) / g->G * g->G;
+    g->xn = g->B;
+    for (int d = 0; d < g->outer.nd; d++)
+        g->xn += (g->outer.shape[d] - 1) * g->outer.istride[d];
+    for (int d = 0; d < g->rows.nd; d++)
+        g->xn += (g->rows.shape[d] - 1) * g->rows.istride[d];
     g->np = rc_ceil_div(g->B, g->pw);
     g->rb = rc_col_leaf_rows(g->B);
     /* rows of B < RC_VL contiguous elements: leaves of whole periods (ctile_flat), each lane
@@ -1346,8 +1388,9 @@ static void RCF(cols_run)(RCF(colg) * g)
         g->prow = RC_VL / gb;
         g->rb = RC_COL_LEAF_MAX * g->prow;
     }
-    g->vrow =
-        g->G == 1 && g->rows.nd == 1 && g->B % RC_VL == 0 && g->B <= 4 * RC_VL ? g->B / RC_VL : 0;
+    g->vrow = g->G == 1 && g->rows.nd == 1 && g->B >= RC_VL && g->B <= RC_VSLAB_MAX * RC_VL
+                  ? rc_ceil_div(g->B, RC_VL)
+                  : 0;
     g->nl = rc_ceil_div(R, g->rb);
     g->h = rc_ceil_log2(g->nl);
     g->nvp = rc_ceil_div(rc_min64(g->B, g->pw), RC_VL); /* vectors of a full panel */
