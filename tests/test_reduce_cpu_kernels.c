@@ -318,6 +318,14 @@ static const big_case big_cases[] = {
                       OPNN_CLASS_COL}},
     {"col_narrow_16", {"col_narrow_16", 2, {100003, 16}, true, {0}, AXES(1, 0), false,
                        OPNN_CLASS_COL}},
+    /* and a partial last vector: read whole, in step where there are two vectors in all and
+     * every row's read ends inside the tensor, else a stream at a time (three) */
+    {"col_narrow_12", {"col_narrow_12", 2, {100003, 12}, true, {0}, AXES(1, 0), false,
+                       OPNN_CLASS_COL}},
+    {"col_narrow_17", {"col_narrow_17", 2, {100003, 17}, true, {0}, AXES(1, 0), false,
+                       OPNN_CLASS_COL}},
+    {"col_narrow_23", {"col_narrow_23", 2, {100003, 23}, true, {0}, AXES(1, 0), false,
+                       OPNN_CLASS_COL}},
     {"col_wide", {"col_wide", 2, {301, 2050}, true, {0}, AXES(1, 0), false, OPNN_CLASS_COL}},
     {"middle", {"middle", 3, {2, 20001, 24}, true, {0}, AXES(1, 1), false, OPNN_CLASS_MIDDLE}},
     /* slabs of a leaf each, shorter than a period (rows read as vectors) and longer */
