@@ -951,10 +951,12 @@ static int64_t next_row_length(int64_t K)
     return K < 70 ? K + 1 : K < 127 ? 127 : K < 129 ? K + 1 : K < 200 ? 200 : K + 1;
 }
 
-/* Runs [A, R, B] over axis 1 (slab stride R * B + gap; B 0: [A, R], row stride R + gap) with
- * Sum and Max from storage in an ordinary buffer, then from fenced storage on either side with 1
- * and 2 threads: the same bits. */
-static int check_fenced(DLDataType dt, int64_t A, int64_t R, int64_t B, int64_t gap, ts_rng *r)
+/* Runs [A, R, B] over axis 1 (slab stride R * B + gap; B 0: [A, R], row stride R + gap; A0 > 0:
+ * [A0, A, R, B] over axis 2, A0's stride an element more than A slabs, so the outer dims stay
+ * two) with Sum and Max from storage in an ordinary buffer, then from fenced storage on either
+ * side with 1 and 2 threads: the same bits. */
+static int check_fenced(DLDataType dt, int64_t A0, int64_t A, int64_t R, int64_t B, int64_t gap,
+                        ts_rng *r)
 {
     static const opnn_reduce_kind kinds[] = {OPNN_REDUCE_SUM, OPNN_REDUCE_MAX};
     layout_case c = {"fenced",   3,     {A, R, B},        false, {R * B + gap, B, 1},
@@ -971,6 +973,11 @@ static int check_fenced(DLDataType dt, int64_t A, int64_t R, int64_t B, int64_t 
         c.ndim = 2;
         c.strides[0] = R + gap;
         c.strides[1] = 1;
+    } else if (A0 > 0) {
+        layout_case c4 = {
+            "fenced",   4,     {A0, A, R, B},    false, {A * (R * B + gap) + 1, R * B + gap, B, 1},
+            AXES(1, 2), false, OPNN_CLASS_MIDDLE};
+        c = c4;
     }
     storage = storage_of(&c);
     bytes = (size_t)storage * es;
@@ -984,15 +991,15 @@ static int check_fenced(DLDataType dt, int64_t A, int64_t R, int64_t B, int64_t 
     req.num_axes = 1;
     req.dtype = dt;
     if (opnn__reduce_plan_init(&plan, &req, msg, sizeof msg) != OP_OK)
-        fail_msg("fenced [%lld, %lld, %lld]: planner refused: %s", (long long)A, (long long)R,
-                 (long long)B, msg);
+        fail_msg("fenced [%lld, %lld, %lld, %lld]: planner refused: %s", (long long)A0,
+                 (long long)A, (long long)R, (long long)B, msg);
     assert_non_null(in.data);
     ts_fill_random(r, in.data, dt, storage, 1.0);
     for (size_t k = 0; k < N_OF(kinds); k++) {
         ts_buf want;
-        snprintf(what, sizeof what, "fenced [%lld, %lld, %lld] gap %lld %s/%s (%s)", (long long)A,
-                 (long long)R, (long long)B, (long long)gap, kind_names[kinds[k]],
-                 ts_dtype_name(dt), opnn__reduce_class_name(plan.cls));
+        snprintf(what, sizeof what, "fenced [%lld, %lld, %lld, %lld] gap %lld %s/%s (%s)",
+                 (long long)A0, (long long)A, (long long)R, (long long)B, (long long)gap,
+                 kind_names[kinds[k]], ts_dtype_name(dt), opnn__reduce_class_name(plan.cls));
         want = run_kernel(&plan, kinds[k], in.data, 1, OPNN_CPU_ISA_AUTO, what);
         for (int side = 0; side < 2; side++) {
             fenced f = fenced_alloc(bytes, side == 0);
@@ -1032,8 +1039,14 @@ static void cpu_reduce__reads_stay_inside_the_input(void **state)
             for (size_t ri = 0; ri < N_OF(Rs); ri++)
                 for (size_t ai = 0; ai < N_OF(As); ai++)
                     for (int64_t gap = 0; gap <= (As[ai] > 1); gap++)
-                        runs += check_fenced(ts_dtype(dtype_names[d]), As[ai], Rs[ri], Bs[bi], gap,
-                                             &rng);
+                        runs += check_fenced(ts_dtype(dtype_names[d]), 0, As[ai], Rs[ri], Bs[bi],
+                                             gap, &rng);
+    /* two outer dims: reads past a slab checked against the view's extent (colg.xn), not a
+     * slab's neighbour in one outer walk */
+    for (size_t d = 0; d < N_OF(dtype_names); d++)
+        for (size_t bi = 0; bi < N_OF(Bs); bi++)
+            for (size_t ri = 0; ri < 4; ri++)
+                runs += check_fenced(ts_dtype(dtype_names[d]), 3, 2, Rs[ri], Bs[bi], 1, &rng);
     omp_set_num_threads(omp_get_num_procs());
     /* rows of 1 to 200 elements: batches of 8 rows or not (rows_short_over), and longer rows 4
      * at a time or not (rows_multi) */
@@ -1041,7 +1054,7 @@ static void cpu_reduce__reads_stay_inside_the_input(void **state)
         for (int64_t K = 1; K <= 200; K = next_row_length(K))
             for (int64_t A = 7; A <= 25; A += 9)
                 for (int64_t gap = 0; gap <= 1; gap++)
-                    runs += check_fenced(ts_dtype(dtype_names[d]), A, K, 0, gap, &rng);
+                    runs += check_fenced(ts_dtype(dtype_names[d]), 0, A, K, 0, gap, &rng);
     print_message("[ info ] %d fenced runs\n", runs);
 }
 

@@ -133,6 +133,17 @@ static inline int64_t rc_reads_inside(int64_t count, int64_t stride, int64_t len
     return rc_min64(count, span / stride + 1);
 }
 
+/* Rows i = 0 .. n - 1 at i * rs (rs >= 0) from a pointer lim elements before the end of what
+ * may be read: how many leading rows may be read as `read` elements from their start. One
+ * comparison where all of them may (the common case), a division only near the end. */
+static inline int64_t rc_rows_inside(int64_t n, int64_t rs, int64_t read, int64_t lim)
+{
+    lim -= read;
+    if (lim < 0 || n <= 0)
+        return 0;
+    return lim >= (n - 1) * rs ? n : lim / rs + 1;
+}
+
 /* Rows per leaf of a column reduction of B columns: about 2048 elements per leaf, between 16
  * and 128 rows (serial chain per lane). Depends on B only, so every column of one plan is
  * summed in the same order. */

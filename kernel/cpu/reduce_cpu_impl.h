@@ -910,10 +910,10 @@ static RC_ALWAYS_INLINE RC_V RCF(ctile_flat_b)(const RC_T *x, int64_t nrows, con
 #else
 #define RC_FLAT_CASES(F) F(1) F(2) F(3)
 #endif
-static void RCF(ctile_flat)(const RC_T *x, int64_t nrows, int64_t b, RC_V *res)
+static void RCF(ctile_flat)(const RC_T *x, int64_t nrows, int64_t b, int64_t lim, RC_V *res)
 {
-    /* rows whose vector ends inside the leaf */
-    int64_t wrows = rc_reads_inside(nrows, b, b, RC_VL);
+    /* rows whose vector, read whole, ends inside the tensor (lim elements from x) */
+    int64_t wrows = rc_rows_inside(nrows, b, RC_VL, lim);
 
     switch (b) {
 #define RC_FLAT_CASE(B_)                                                                           \
@@ -932,7 +932,7 @@ static void RCF(cleaf)(const RCF(colg) * g, const RC_T *x, int64_t r0, int64_t n
     int64_t off[RC_COL_LEAF_MAX], lim = g->xn - (x - g->x);
 
     if (g->prow) {
-        RCF(ctile_flat)(x + r0 * g->B, nrows, g->B, res);
+        RCF(ctile_flat)(x + r0 * g->B, nrows, g->B, lim - r0 * g->B, res);
         return;
     }
     if (g->rows.nd == 1) {
@@ -1247,17 +1247,13 @@ static RC_ALWAYS_INLINE void RCF(flat_slabs_b)(const RCF(colg) * g, int64_t u0, 
                                                const int64_t b)
 {
     int64_t R = g->rows.count;
-    /* rows of a slab whose vector ends inside it; all of them in slabs whose last row's vector
-     * ends inside the tensor (slabs in order, one outer dim) */
-    int64_t wrows = rc_reads_inside(R, b, b, RC_VL),
-            wend = g->outer.nd == 1 ? rc_reads_inside(g->outer.count, g->outer.istride[0], R * b,
-                                                      (R - 1) * b + RC_VL)
-                                    : 0;
+
     for (int64_t u = u0; u < u1; u++) {
         int64_t io, oo;
         RC_V r;
         RCF(slab_at)(g, u, &io, &oo);
-        r = RCF(ctile_flat_b)(g->x + io, R, b, u < wend ? R : wrows);
+        /* the rows whose vector, read whole, ends inside the tensor */
+        r = RCF(ctile_flat_b)(g->x + io, R, b, rc_rows_inside(R, b, RC_VL, g->xn - io));
         RCF(put_lanes)(g->out + oo, g->bos, &r, b, g->fin);
     }
 }
@@ -1289,15 +1285,14 @@ static RC_ALWAYS_INLINE void RCF(flat_vslabs_nv)(const RCF(colg) * g, int64_t u0
     int64_t R = g->rows.count, rs = g->rows.istride[0], t = g->B % RC_VL;
 
     for (int64_t u = u0; u < u1; u++) {
-        int64_t io, oo, r = 0, w = R, lim;
+        int64_t io, oo, r = 0, w = R;
         const RC_T *x;
         RC_V a[RC_VSLAB_MAX];
         RCF(slab_at)(g, u, &io, &oo);
         x = g->x + io;
         /* the rows whose partial vector, read whole, ends inside the tensor */
-        lim = g->xn - io - (nv + 1) * RC_VL;
         if (part)
-            w = lim < 0 ? 0 : rs > 0 ? rc_min64(R, lim / rs + 1) : R;
+            w = rc_rows_inside(R, rs, (nv + 1) * RC_VL, g->xn - io);
         RC_UNROLL8
         for (int k = 0; k < nt; k++)
             a[k] = RCF(splat)(RC_IDENT);
