@@ -714,16 +714,16 @@ typedef struct RCF(colg) {
                      flat_vslabs; else 0 */
 } RCF(colg);
 
-/* Row r of a column tile (at x + off[r], or x + r * rs when off is NULL), with the same bytes of
- * the row RC_COL_PREFETCH_BYTES ahead prefetched. */
+/* Row r of a column tile (at x + off[r], or x + r * rs when off is NULL), with the bytes pf
+ * ahead of the row's prefetched (rc_col_prefetch_bytes). */
 static RC_ALWAYS_INLINE const RC_T *RCF(ctile_row)(const RC_T *x, const int64_t *off, int64_t rs,
-                                                   int64_t r, const int nv)
+                                                   int64_t r, int64_t pf, const int nv)
 {
     const RC_T *p = x + (off ? off[r] : r * rs);
 
     RC_UNROLL8
     for (int q = 0; q < (int)(nv * RC_VL * sizeof(RC_T)); q += 64)
-        RC_PREFETCH((const char *)p + RC_COL_PREFETCH_BYTES + q);
+        RC_PREFETCH((const char *)p + pf + q);
     return p;
 }
 
@@ -733,6 +733,7 @@ static RC_ALWAYS_INLINE const RC_T *RCF(ctile_row)(const RC_T *x, const int64_t 
 static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64_t rs,
                                         int64_t nrows, RC_V *res, const int nv)
 {
+    const int64_t pf = rc_col_prefetch_bytes(off ? 0 : rs * (int64_t)sizeof(RC_T));
     RC_V a[8];
 
 #if defined(RC_VLOAD_PAIR)
@@ -743,7 +744,7 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
         for (int k = 0; k < nv; k++)
             a[k] = RCF(splat)(RC_IDENT);
         for (int64_t r = 0; r < nrows; r++) {
-            const RC_T *p = RCF(ctile_row)(x, off, rs, r, nv);
+            const RC_T *p = RCF(ctile_row)(x, off, rs, r, pf, nv);
             RC_UNROLL8
             for (int k = 0; k < nv; k += 2) {
                 RC_V lo, hi;
@@ -767,7 +768,7 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
         for (int k = 0; k < nv; k++)
             a[k] = RCF(splat)(RC_IDENT);
         for (int64_t r = 0; r < nrows; r++) {
-            const RC_T *p = RCF(ctile_row)(x, off, rs, r, nv);
+            const RC_T *p = RCF(ctile_row)(x, off, rs, r, pf, nv);
             RC_V b[8];
             RC_UNROLL8
             for (int k = 0; k < nv; k++) {
@@ -790,7 +791,7 @@ static RC_ALWAYS_INLINE void RCF(ctile)(const RC_T *x, const int64_t *off, int64
     for (int k = 0; k < nv; k++)
         a[k] = RCF(splat)(RC_IDENT);
     for (int64_t r = 0; r < nrows; r++) {
-        const RC_T *p = RCF(ctile_row)(x, off, rs, r, nv);
+        const RC_T *p = RCF(ctile_row)(x, off, rs, r, pf, nv);
         RC_UNROLL8
         for (int k = 0; k < nv; k++)
             a[k] = RC_VCOMB(a[k], RC_VLOAD(p + k * RC_VL));
