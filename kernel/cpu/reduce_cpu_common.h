@@ -54,11 +54,11 @@
 /* How far ahead a column tile prefetches its rows, given the bytes from one row to the next (0:
  * rows by an offset table). Rows of a KiB or less are a run through memory, and 512 bytes ahead
  * is a few rows of it: one stream a thread waited on memory (AMD EPYC 2-core VM, ReduceSum f32
- * over 0, of the in-run read ceiling: [8388608, 24] 0.39-0.40, [2097152, 64] 0.40, [1048576,
- * 128] 0.42). 8 KiB ahead for rows under 512 bytes (0.93-0.96, 0.66-0.79) and 16 KiB for rows
- * of 512 bytes to a KiB (0.70-0.77); 16 KiB for the shorter rows read less ([8388608, 24]
- * 0.72-0.77), and wider rows lost with more than RC_COL_PREFETCH_BYTES ([65536, 4096]: 0.63-0.79
- * -> 0.47-0.70 at 2-8 KiB). */
+ * over 0, of the in-run read ceiling: [8388608, 24] 0.39-0.42, [2097152, 64] 0.40, [1048576,
+ * 128] 0.39-0.49). 8 KiB ahead for rows under 512 bytes (0.89-0.97, 0.64-0.86) and 16 KiB for
+ * rows of 512 bytes to a KiB (0.70-0.77); 16 KiB for the shorter rows read less ([8388608, 24]
+ * 0.76-0.77), and wider rows lost with more than RC_COL_PREFETCH_BYTES ([65536, 4096]: 0.63-0.79
+ * -> 0.47-0.70 at 2-8 KiB). bench/RESULTS.md, session 43, has the table. */
 static inline int64_t rc_col_prefetch_bytes(int64_t row_bytes)
 {
     if (row_bytes <= 0 || row_bytes > 1024)
