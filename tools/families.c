@@ -45,6 +45,7 @@ typedef struct fam_args {
     opnn_reduce_kind kind;
     const char *family; /* NULL or "all": every family; "planner": the planner's only */
     int vec, block, reps, packs;
+    bool check; /* --check: random input, each plan's output against the float64 reference */
     int subs[FAM_MAX_LIST], nsub;      /* --sub values, each timed (0 values: the plan's) */
     int ranges[FAM_MAX_LIST], nranges; /* --ranges values, each timed with each --sub */
     int64_t grid, split;
@@ -55,7 +56,7 @@ static const char usage[] =
     "                     [--strides S0,S1,..] [--offset ELEMENTS] [--op sum|mean|max|min|prod]\n"
     "                     [--family NAME|planner|all] [--sub N[,N..]] [--vec N]\n"
     "                     [--ranges N[,N..]] [--block 64|128|192|256] [--grid N] [--split N]\n"
-    "                     [--packs 0|1] [--reps N]\n"
+    "                     [--packs 0|1] [--reps N] [--check 0|1]\n"
     "Times the planner's CUDA family and every other family that serves the reduction (or the\n"
     "one named); --sub, --vec, --ranges, --block and --grid override those launch fields of\n"
     "every plan timed, unchecked: a value its kernel does not support may compute garbage or\n"
@@ -68,7 +69,10 @@ static const char usage[] =
     "or shift tiles (no R1): rows, units, grid and workspace follow.\n"
     "--packs 1 plans a MIDDLE slab plan of ROW_TILE with its pack fold (launch.ranges 3: lanes\n"
     "a slab and tiles as the planner plans them), --packs 0 with its element-wise fold (ranges\n"
-    "1 or 2, the plan before the pack fold), before --sub/--ranges.\n";
+    "1 or 2, the plan before the pack fold), before --sub/--ranges.\n"
+    "--check 1 fills the input with random values (zeros otherwise) and checks each plan's\n"
+    "output, after its timed calls, against the float64 reference: 'check ok' or 'WRONG'\n"
+    "follows its time. An override's time counts only where its check is ok.\n";
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -170,7 +174,11 @@ static int parse_args(int argc, char **argv, fam_args *a)
             bad = parse_int(v, 0, 1, &a->packs);
         else if (!strcmp(o, "--reps"))
             bad = parse_int(v, 1, 10000, &a->reps);
-        else {
+        else if (!strcmp(o, "--check")) {
+            int c;
+            bad = parse_int(v, 0, 1, &c);
+            a->check = c == 1;
+        } else {
             fprintf(stderr, "opnn_families: unknown option %s\n%s", o, usage);
             return -1;
         }
@@ -220,6 +228,11 @@ typedef struct fam_buffers {
     cudaStream_t stream;
     cudaEvent_t *ev; /* reps + 1 */
     int *hold;       /* bench_cuda_hold's flags: mapped pinned host memory */
+    /* --check: the reference's values (ref_i for integer outputs) and tolerances, and a host
+     * buffer for the output; ref_f NULL without --check */
+    double *ref_f, *tol;
+    int64_t *ref_i;
+    void *out_host;
 } fam_buffers;
 
 /* Sorts t[0..n) (insertion sort: n is small). */
@@ -244,6 +257,28 @@ static int held_times(const fam_args *a, const fam_buffers *b, double *t)
     return 0;
 }
 
+/* --check: the output the timed calls left in b->out against the reference, as a suffix of
+ * the plan's line. */
+static void check_output(const fam_args *a, const fam_buffers *b, int64_t nout)
+{
+    tool_compare_result r;
+    const size_t bytes = (size_t)nout * (size_t)(a->dtype.bits / 8);
+
+    if (!b->ref_f)
+        return;
+    if (cudaMemcpy(b->out_host, b->out, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        printf(" [check: %s]", cudaGetErrorString(cudaGetLastError()));
+        return;
+    }
+    tool_compare(b->out_host, a->dtype, nout, b->ref_f, b->tol,
+                 tool_dtype_is_int(a->dtype) ? b->ref_i : NULL, &r);
+    if (r.bad == 0)
+        printf(" [check ok, max rel %.1e]", r.max_rel);
+    else
+        printf(" [WRONG: %" PRId64 " of %" PRId64 " outputs, first %" PRId64 ": %g, want %g]",
+               r.bad, nout, r.first_bad, r.first_out, r.first_ref);
+}
+
 /* Runs plan and reports its time, or why it could not run. */
 static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam_buffers *b,
                       const char *label, int64_t in_bytes, int64_t out_bytes)
@@ -259,6 +294,12 @@ static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam
            " units %8" PRId64 ": ",
            label, opnn__cuda_family_name(l->family), l->grid_x, l->block, l->sub, l->vec, l->ranges,
            l->split, l->units);
+    /* --check: the output starts as all-ones bytes (NaN, or -1), so that outputs a plan leaves
+     * unwritten are not the previous plan's */
+    if (b->ref_f && cudaMemsetAsync(b->out, 0xff, (size_t)out_bytes, b->stream) != cudaSuccess) {
+        snprintf(msg, sizeof msg, "%s", cudaGetErrorString(cudaGetLastError()));
+        st = OP_ERR_DEVICE;
+    }
     for (int k = 0; k < 3 + b->nbuf && st == OP_OK; k++)
         st = opnn_cuda_reduce(plan, a->kind, (const char *)b->in[k % b->nbuf] + off, b->out,
                               b->stream, &cs, msg, sizeof msg);
@@ -276,7 +317,9 @@ static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam
         for (int k = 0; k < FAM_HOST_LOOP; k++)
             opnn_cuda_reduce(plan, a->kind, in, b->out, b->stream, &cs, msg, sizeof msg);
         cudaStreamSynchronize(b->stream);
-        printf("%8.2f us a call (host loop)\n", (tool_now_s() - t0) / FAM_HOST_LOOP * 1e6);
+        printf("%8.2f us a call (host loop)", (tool_now_s() - t0) / FAM_HOST_LOOP * 1e6);
+        check_output(a, b, out_bytes / (a->dtype.bits / 8));
+        printf("\n");
     } else {
         double *t = malloc((size_t)a->reps * sizeof *t);
         if (!t) {
@@ -296,9 +339,11 @@ static void time_plan(const fam_args *a, const opnn_reduce_plan *plan, const fam
         bench_cuda_release(b->hold);
         if (held_times(a, b, t) == 0) {
             const double best = t[0], median = t[a->reps / 2];
-            printf("best %9.1f us %6.0f GB/s, median %9.1f us%s\n", best,
+            printf("best %9.1f us %6.0f GB/s, median %9.1f us%s", best,
                    (double)(in_bytes + out_bytes) / best * 1e-3, median,
                    *(volatile int *)&b->hold[1] ? " (host-bound: the hold timed out)" : "");
+            check_output(a, b, out_bytes / (a->dtype.bits / 8));
+            printf("\n");
         }
         free(t);
     }
@@ -331,6 +376,66 @@ static void apply_overrides(const fam_args *a, opnn_reduce_plan *plan)
     else if (a->grid)
         printf("(--grid not applied to %s: its blocks write partials)\n",
                opnn__cuda_family_name(plan->launch.family));
+}
+
+/* --check: random values into every input copy, the view gathered compact for the reference,
+ * and the reference's values into b; false with a message on stderr when that fails. */
+static bool check_setup(const fam_args *a, const int64_t *strides, size_t alloc, int64_t nout,
+                        fam_buffers *b)
+{
+    static const char *const ops[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
+                                      "ReduceProd"};
+    const int64_t es = a->dtype.bits / 8, nstore = (int64_t)(alloc - 64) / es;
+    int64_t n = 1, idx[FAM_MAX_DIMS] = {0};
+    char err[256] = "";
+    char *host = malloc(alloc), *cin;
+    bool ok;
+
+    for (int d = 0; d < a->ndim; d++)
+        n *= a->shape[d];
+    cin = malloc((size_t)(n > 0 ? n : 1) * (size_t)es);
+    b->ref_f = malloc((size_t)(nout > 0 ? nout : 1) * sizeof(double));
+    b->tol = malloc((size_t)(nout > 0 ? nout : 1) * sizeof(double));
+    b->ref_i = malloc((size_t)(nout > 0 ? nout : 1) * sizeof(int64_t));
+    b->out_host = malloc((size_t)(nout > 0 ? nout : 1) * (size_t)es);
+    ok = host && cin && b->ref_f && b->tol && b->ref_i && b->out_host;
+    if (ok) {
+        tool_fill_random(0x5eed, ops[a->kind], host, a->dtype, nstore);
+        for (int k = 0; ok && k < b->nbuf; k++)
+            ok = cudaMemcpy(b->in[k], host, alloc, cudaMemcpyHostToDevice) == cudaSuccess;
+        if (!ok)
+            snprintf(err, sizeof err, "%s", cudaGetErrorString(cudaGetLastError()));
+    } else
+        snprintf(err, sizeof err, "out of host memory");
+    /* the view's elements in order (last dim fastest) */
+    for (int64_t i = 0; ok && i < n; i++) {
+        int64_t off = a->offset;
+        for (int d = 0; d < a->ndim; d++)
+            off += idx[d] * strides[d];
+        memcpy(cin + i * es, host + off * es, (size_t)es);
+        for (int d = a->ndim - 1; d >= 0 && ++idx[d] == a->shape[d]; d--)
+            idx[d] = 0;
+    }
+    if (ok) {
+        const tool_reduce_args ra = {.op = ops[a->kind],
+                                     .ndim = a->ndim,
+                                     .shape = a->shape,
+                                     .has_axes = true,
+                                     .naxes = (size_t)a->naxes,
+                                     .axes = a->axes,
+                                     .keepdims = -1,
+                                     .noop = -1,
+                                     .select_last = -1};
+        ok = tool_reference(&ra, cin, a->dtype, nout, b->ref_f, b->tol, b->ref_i, err, sizeof err);
+    }
+    free(host);
+    free(cin);
+    if (!ok) {
+        fprintf(stderr, "opnn_families: --check: %s\n", err);
+        free(b->ref_f);
+        b->ref_f = NULL;
+    }
+    return ok;
 }
 
 int main(int argc, char **argv)
@@ -372,7 +477,7 @@ int main(int argc, char **argv)
     const int64_t es = a.dtype.bits / 8;
     const int64_t in_bytes = base.red_numel * base.out_numel * es, out_bytes = base.out_numel * es;
     const size_t alloc = (size_t)((span_of(&a, strides) + a.offset) * es) + 64;
-    fam_buffers b = {{NULL}, NULL, 1, NULL, NULL, NULL};
+    fam_buffers b = {{NULL}, NULL, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int l2 = 0;
     if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, props.device_id) == cudaSuccess &&
         in_bytes >= FAM_SMALL_BYTES && alloc < 4 * (size_t)l2) {
@@ -400,6 +505,8 @@ int main(int argc, char **argv)
                 cudaGetErrorString(cudaGetLastError()), alloc);
         return 1;
     }
+    if (a.check && !check_setup(&a, strides, alloc, base.out_numel, &b))
+        return 1;
     printf("cuda:%d (%d SMs, cc %d.%d), class %s, %" PRId64 " outputs of %" PRId64
            " elements, %" PRId64 " bytes in + out, %d input cop%s\n",
            props.device_id, props.sm_count, props.cc_major, props.cc_minor,
@@ -461,5 +568,9 @@ int main(int argc, char **argv)
         cudaEventDestroy(b.ev[k]);
     free(b.ev);
     cudaFreeHost(b.hold);
+    free(b.ref_f);
+    free(b.tol);
+    free(b.ref_i);
+    free(b.out_host);
     return timed ? 0 : 1;
 }
