@@ -101,17 +101,33 @@ static int parse_int_list(const char *s, int lo, int hi, int *out, int *n)
     return 0;
 }
 
+/* --op's names, the ops they are (the reference's names for --check), and their kinds */
+static const struct fam_op {
+    const char *name, *op;
+    opnn_reduce_kind kind;
+} fam_ops[] = {{"sum", "ReduceSum", OPNN_REDUCE_SUM},
+               {"mean", "ReduceMean", OPNN_REDUCE_MEAN},
+               {"max", "ReduceMax", OPNN_REDUCE_MAX},
+               {"min", "ReduceMin", OPNN_REDUCE_MIN},
+               {"prod", "ReduceProd", OPNN_REDUCE_PROD}};
+
 static int parse_kind(const char *s, opnn_reduce_kind *k)
 {
-    static const char *const names[] = {"sum", "mean", "max", "min", "prod"};
-    static const opnn_reduce_kind kinds[] = {OPNN_REDUCE_SUM, OPNN_REDUCE_MEAN, OPNN_REDUCE_MAX,
-                                             OPNN_REDUCE_MIN, OPNN_REDUCE_PROD};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(s, names[i])) {
-            *k = kinds[i];
+    for (size_t i = 0; i < sizeof fam_ops / sizeof fam_ops[0]; i++)
+        if (!strcmp(s, fam_ops[i].name)) {
+            *k = fam_ops[i].kind;
             return 0;
         }
     return -1;
+}
+
+/* The op of kind k (the reference's name). */
+static const char *op_of_kind(opnn_reduce_kind k)
+{
+    for (size_t i = 0; i < sizeof fam_ops / sizeof fam_ops[0]; i++)
+        if (fam_ops[i].kind == k)
+            return fam_ops[i].op;
+    return "?";
 }
 
 /* Fills a from argv; prints what is wrong and returns -1 on bad arguments. */
@@ -383,8 +399,6 @@ static void apply_overrides(const fam_args *a, opnn_reduce_plan *plan)
 static bool check_setup(const fam_args *a, const int64_t *strides, size_t alloc, int64_t nout,
                         fam_buffers *b)
 {
-    static const char *const ops[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
-                                      "ReduceProd"};
     const int64_t es = a->dtype.bits / 8, nstore = (int64_t)(alloc - 64) / es;
     int64_t n = 1, idx[FAM_MAX_DIMS] = {0};
     char err[256] = "";
@@ -400,7 +414,7 @@ static bool check_setup(const fam_args *a, const int64_t *strides, size_t alloc,
     b->out_host = malloc((size_t)(nout > 0 ? nout : 1) * (size_t)es);
     ok = host && cin && b->ref_f && b->tol && b->ref_i && b->out_host;
     if (ok) {
-        tool_fill_random(0x5eed, ops[a->kind], host, a->dtype, nstore);
+        tool_fill_random(0x5eed, op_of_kind(a->kind), host, a->dtype, nstore);
         for (int k = 0; ok && k < b->nbuf; k++)
             ok = cudaMemcpy(b->in[k], host, alloc, cudaMemcpyHostToDevice) == cudaSuccess;
         if (!ok)
@@ -417,7 +431,7 @@ static bool check_setup(const fam_args *a, const int64_t *strides, size_t alloc,
             idx[d] = 0;
     }
     if (ok) {
-        const tool_reduce_args ra = {.op = ops[a->kind],
+        const tool_reduce_args ra = {.op = op_of_kind(a->kind),
                                      .ndim = a->ndim,
                                      .shape = a->shape,
                                      .has_axes = true,

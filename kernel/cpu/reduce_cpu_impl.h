@@ -1175,10 +1175,10 @@ static void RCF(cunits_multi)(const RCF(colg) * g, int64_t u0, int64_t u1, RC_V 
         for (int64_t j = 0; j < g->size; j++) {
             bool step = narrow;
             for (int k = 0; k < RC_STREAMS; k++) {
-                int64_t r0 = (lo[k] + j) * g->rb;
-                step =
-                    step && cols[k] == cols[0] && r0 + g->rb <= g->rows.count &&
-                    (x[k] - g->x) + (r0 + g->rb - 1) * g->rows.istride[0] + nv[k] * RC_VL <= g->xn;
+                int64_t r0 = (lo[k] + j) * g->rb, rs = g->rows.istride[0];
+                step = step && cols[k] == cols[0] && r0 + g->rb <= g->rows.count &&
+                       rc_rows_inside(g->rb, rs, nv[k] * RC_VL, g->xn - (x[k] - g->x) - r0 * rs) ==
+                           g->rb;
             }
             if (step) {
                 const RC_T *p[RC_STREAMS];
