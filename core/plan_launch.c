@@ -86,6 +86,16 @@
  * 4096 29.5 / 40.1; 8192 30.8 / 55.8 (f16 [A, R, 64] and f32 [A, R, 8] the same way). 1.5 lies
  * between the last loss (1 an SM) and the first win (1.94) measured. */
 #define NARROW_WARP_MIN_BLOCKS_PER_SM_X2 3
+/* FEW_UNITS_NARROW (plan_outer_vec, no constant): a block a slab of few slabs leaves SMs idle,
+ * and a split of them pays a combine that cost what it saved (f32 [32, 3136, 16] over 1: 10.2 us
+ * unsplit, 10.4-10.8 at splits 2-8; H100, session 42). Narrower column tiles make more units
+ * with no partials: `opnn_families --check 1` (medians of 30, H100, session 44, us), f32 [32,
+ * 3136, 16] 32 units of 4 threads across 10.4 -> 64 of 2 9.1 -> 128 of 1 8.4 (read at size 6.9;
+ * ncu: a block reading a quarter of the slab took 9000 of its 10900 cycles, so the slab's
+ * blocks, not its bytes, set the time); f16 [128, 3136, 3] 128 units of 4 threads 7.9-8.2 ->
+ * 256 of 2 7.2 (384 of 1: 7.0). Where the units already fill the SMs, narrower tiles lost: f32
+ * [256, 3136, 32] 256 units 40.6 -> 512 41.5 -> 1024 44.5; f32 [128, 12544, 4] (a thread across
+ * already) 15.1 against 14.9 as 256 units of 2 single floats. */
 /* OUTER_INNER units of at most this many loads a thread of a 256-thread block take blocks of 128
  * threads, a quarter of it 64 (plan_inner_block) */
 #define SMALL_UNIT_LOADS 32
@@ -973,6 +983,16 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
             2 * p->a * tiles * split < COL_FEW_BLOCKS_X2 * device_slots(props, 1))
             split = imax(split, choose_split(p->a * tiles, r1 * r, slots,
                                              r1 * r / (by * COL_FEW_ROWS_PER_THREAD)));
+    }
+    /* unsplit and fewer units than SMs (a block a slab of few, narrow slabs): narrower column
+     * tiles, down to a thread across, until the units fill the SMs (FEW_UNITS_NARROW) */
+    if (sub == 0 && split == 1 && r1 == 1 && family != OPNN_FAMILY_COL_TINY_R) {
+        int64_t sms = props && props->sm_count > 0 ? props->sm_count : 1;
+
+        while (bx_threads > 1 && p->a * tiles < sms) {
+            bx_threads /= 2;
+            tiles = cdiv(bx, bx_threads);
+        }
     }
     rows = r;
     if (split <= r1) {

@@ -318,8 +318,11 @@ static const shape_case family_cases[] = {
     {"middle_warp_b24", 3, S(1500, 40, 24), S(0), false, 1, S(1), 0},
     {"middle_warp_b40", 3, S(700, 33, 40), S(0), false, 1, S(1), 0},
     {"middle_warp_b12", 3, S(900, 20, 12), S(0), false, 1, S(1), 0},
-    /* narrow slabs past a tile, few of them (NHWC pooled over HW): a block a slab, loads 8 deep */
+    /* narrow slabs past a tile, fewer than the SMs (NHWC pooled over HW): column tiles
+     * narrowed to fill them (on an H200 a thread across, 6 tiles a slab of floats); enough of
+     * them to fill the SMs: a block a slab, loads 8 deep */
     {"middle_narrow_few_units", 3, S(40, 700, 24), S(0), false, 1, S(1), 0},
+    {"middle_narrow_deep", 3, S(150, 700, 24), S(0), false, 1, S(1), 0},
     /* slabs of 2..128 whole vectors, two or four columns: ROW_VEC folds element c into column
      * c % B, a vector a lane below 16 vectors a slab (f16 [., 8, 4]: 4), 4 vectors a lane from
      * 16 (f32 [., 64, 2]: 32; f16 [., 32, 4]: 16), aligned or not */

@@ -1625,6 +1625,48 @@ static void launch__warp_unit_grid(void **state)
     }
 }
 
+/* Unsplit block units fewer than the SMs (few, narrow slabs) take narrower column tiles, halving
+ * the threads across until the units fill the SMs or a thread is across; the loads stay as wide,
+ * the tiles still cover B, and units that already fill the SMs keep their tiles */
+static void launch__few_units_narrow_tiles(void **state)
+{
+    static const struct {
+        int64_t shape[3];
+        const char *dtype;
+        int sub, vec;
+        int64_t tiles, ranges;
+    } cases[] = {
+        {{32, 3136, 16}, "f32", 1, 4, 4, 8},  /* 32 units of 4 threads -> 128 of 1, 8 deep */
+        {{128, 3136, 3}, "f16", 2, 1, 2, 4},  /* 128 of 4 (single halves) -> 256 of 2 */
+        {{40, 700, 24}, "f32", 1, 4, 6, 4},   /* 40 of 8 -> 240 of 1: 4 deep past 1.5 an SM */
+        {{16, 6272, 16}, "bf16", 1, 8, 2, 8}, /* 16 of 2 -> 32 of 1 */
+        {{128, 12544, 4}, "f32", 1, 4, 1, 8}, /* a thread across already */
+        {{256, 3136, 32}, "f32", 8, 4, 1, 4}, /* 256 units fill the SMs: unchanged */
+        {{150, 700, 24}, "f32", 8, 4, 1, 8},  /* 150: unchanged, a block a slab 8 deep */
+    };
+    const int64_t ax1[1] = {1};
+    (void)state;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        opnn_reduce_plan p;
+        const opnn_launch *l = &p.launch;
+
+        h200_launch(&p, 3, cases[i].shape, 1, ax1, cases[i].dtype);
+        assert_int_equal(l->family, OPNN_FAMILY_MIDDLE);
+        assert_int_equal(l->kernel, OPNN_KERNEL_OUTER);
+        assert_int_equal(l->split, 1);
+        if (l->sub != cases[i].sub || l->vec != cases[i].vec || l->tiles != cases[i].tiles ||
+            l->ranges != cases[i].ranges)
+            fail_msg("case %zu: sub %d vec %d tiles %lld ranges %d, expected %d %d %lld %lld", i,
+                     l->sub, l->vec, (long long)l->tiles, l->ranges, cases[i].sub, cases[i].vec,
+                     (long long)cases[i].tiles, (long long)cases[i].ranges);
+        assert_true(l->tiles * l->sub * l->vec >= p.b);
+        assert_true((l->tiles - 1) * l->sub * l->vec < p.b);
+        assert_int_equal(l->units, p.a * l->tiles);
+        assert_int_equal(l->grid_x, l->units);
+    }
+}
+
 /* Column shift plans (one slab) that split take about 1.5 units an SM of their tiles more than
  * half full, never more slices than choose_split gave; middles keep choose_split's */
 static void launch__shift_col_split(void **state)
@@ -2570,6 +2612,7 @@ int main(void)
         cmocka_unit_test(launch__shift_test_shapes),
         cmocka_unit_test(launch__warp_tiles),
         cmocka_unit_test(launch__warp_unit_grid),
+        cmocka_unit_test(launch__few_units_narrow_tiles),
         cmocka_unit_test(launch__shift_col_split),
         cmocka_unit_test(launch__outer_resplit),
         cmocka_unit_test(launch__every_family_within_limits),

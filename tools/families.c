@@ -64,7 +64,8 @@ static const char usage[] =
     "--ranges take up to 8 values each: every pair is timed, on the same input. --grid is not\n"
     "applied to plans whose blocks write partials (their workspace is sized by the grid).\n"
     "--block on a group-kernel plan also scales its tiles (units), and its grid where it had a\n"
-    "block a tile.\n"
+    "block a tile. --vec or --sub on an OUTER plan of whole units (no split) also sets its\n"
+    "column tiles: sub loads of vec elements each (one element where vec passes 16 bytes).\n"
     "--split sets the slices of an OUTER plan of a block a unit, a run of vectors, super-rows\n"
     "or shift tiles (no R1): rows, units, grid and workspace follow.\n"
     "--packs 1 plans a MIDDLE slab plan of ROW_TILE with its pack fold (launch.ranges 3: lanes\n"
@@ -384,6 +385,20 @@ static void apply_overrides(const fam_args *a, opnn_reduce_plan *plan)
     }
     if (a->block)
         plan->launch.block = a->block;
+    /* --vec or --sub on an OUTER plan of whole units (a block or a warp a unit, no split, no
+     * other reading): the column tiles follow (sub loads of vec elements, one element where vec
+     * passes 16 bytes, as the launcher narrows them), so that every column is still read */
+    opnn_launch *l = &plan->launch;
+    if ((a->vec || a->nsub) && l->kernel == OPNN_KERNEL_OUTER && l->split == 1 && plan->r1 <= 1 &&
+        (l->ranges == 1 || l->ranges == OPNN_CUDA_UNROLL || l->ranges == 2 * OPNN_CUDA_UNROLL)) {
+        const int64_t v16 = 16 / (a->dtype.bits / 8), item = l->vec <= v16 ? l->vec : 1;
+        const int64_t tiles = (plan->b + l->sub * item - 1) / (l->sub * item);
+        const int64_t units = plan->a * tiles, per = l->ranges == 1 ? OPNN_CUDA_BLOCK / 32 : 1;
+        if (l->grid_x == (l->units + per - 1) / per)
+            l->grid_x = (units + per - 1) / per;
+        l->tiles = tiles;
+        l->units = units;
+    }
     if (a->split && !opnn__reduce_launch_outer_split(plan, a->split))
         printf("(--split not applied to %s: not an OUTER plan of one slab)\n",
                opnn__cuda_family_name(plan->launch.family));
