@@ -385,9 +385,12 @@ static void apply_overrides(const fam_args *a, opnn_reduce_plan *plan)
     }
     if (a->block)
         plan->launch.block = a->block;
-    /* --vec or --sub on an OUTER plan of whole units (a block or a warp a unit, no split, no
-     * other reading): the column tiles follow (sub loads of vec elements, one element where vec
-     * passes 16 bytes, as the launcher narrows them), so that every column is still read */
+    if (a->split && !opnn__reduce_launch_outer_split(plan, a->split))
+        printf("(--split not applied to %s: not an OUTER plan of one slab)\n",
+               opnn__cuda_family_name(plan->launch.family));
+    /* --vec or --sub on an OUTER plan of whole units (a block or a warp a unit, no split once
+     * --split is applied, no other reading): the column tiles follow (sub loads of vec elements,
+     * one element past 16 bytes, as the launcher narrows them), so every column is still read */
     opnn_launch *l = &plan->launch;
     if ((a->vec || a->nsub) && l->kernel == OPNN_KERNEL_OUTER && l->split == 1 && plan->r1 <= 1 &&
         (l->ranges == 1 || l->ranges == OPNN_CUDA_UNROLL || l->ranges == 2 * OPNN_CUDA_UNROLL)) {
@@ -399,9 +402,6 @@ static void apply_overrides(const fam_args *a, opnn_reduce_plan *plan)
         l->tiles = tiles;
         l->units = units;
     }
-    if (a->split && !opnn__reduce_launch_outer_split(plan, a->split))
-        printf("(--split not applied to %s: not an OUTER plan of one slab)\n",
-               opnn__cuda_family_name(plan->launch.family));
     if (a->grid && plan->launch.workspace_bytes == 0)
         plan->launch.grid_x = a->grid;
     else if (a->grid)
