@@ -86,16 +86,23 @@
  * 4096 29.5 / 40.1; 8192 30.8 / 55.8 (f16 [A, R, 64] and f32 [A, R, 8] the same way). 1.5 lies
  * between the last loss (1 an SM) and the first win (1.94) measured. */
 #define NARROW_WARP_MIN_BLOCKS_PER_SM_X2 3
-/* FEW_UNITS_NARROW (plan_outer_vec, no constant): a block a slab of few slabs leaves SMs idle,
- * and a split of them pays a combine that cost what it saved (f32 [32, 3136, 16] over 1: 10.2 us
- * unsplit, 10.4-10.8 at splits 2-8; H100, session 42). Narrower column tiles make more units
- * with no partials: `opnn_families --check 1` (medians of 30, H100, session 44, us), f32 [32,
- * 3136, 16] 32 units of 4 threads across 10.4 -> 64 of 2 9.1 -> 128 of 1 8.4 (read at size 6.9;
- * ncu: a block reading a quarter of the slab took 9000 of its 10900 cycles, so the slab's
- * blocks, not its bytes, set the time); f16 [128, 3136, 3] 128 units of 4 threads 7.9-8.2 ->
- * 256 of 2 7.2 (384 of 1: 7.0). Where the units already fill the SMs, narrower tiles lost: f32
- * [256, 3136, 32] 256 units 40.6 -> 512 41.5 -> 1024 44.5; f32 [128, 12544, 4] (a thread across
- * already) 15.1 against 14.9 as 256 units of 2 single floats. */
+/* FEW_UNITS_NARROW (plan_outer_vec): a middle's column tiles fewer than the SMs (few, narrow
+ * slabs) leave SMs idle as a block a slab, and a split of them pays a combine that cost what it
+ * saved (f32 [32, 3136, 16] over 1: 10.2 us unsplit, 10.4-10.8 at splits 2-8; H100, session
+ * 42). ncu of it (H100): a block reading a quarter of the slab was active 9000 cycles, the whole
+ * slab 10900, so the slabs' blocks, not their bytes, set the time. Narrower column tiles make
+ * more units with no partials: `opnn_families --check 1`, medians of 30, two runs, the old plan
+ * against the new in one binary (H100, session 44, us). Unsplit: f32 [32, 3136, 16] 32 units of 4
+ * threads across 10.3 -> 128 of 1 8.7; f16 [128, 3136, 3] 8.2 -> 7.4 (256 of 2); bf16 [16, 6272,
+ * 16] 10.8 -> 9.2; f32 [48, 1000, 12] 7.8 -> 7.3; [100, 2000, 5] 8.4 -> 7.4; [40, 700, 24] 7.7 ->
+ * 7.6. Where the units already fill the SMs, narrower tiles lost ([256, 3136, 32] 256 units 40.6,
+ * 512 41.5, 1024 44.5). Split: unsplit at about the split's units from tiles of 32 bytes a row
+ * or more, f16 [24, 4096, 64] 12.7 -> 11.4 (96 units), [48, 2048, 64] 12.8 -> 11.0, bf16 [8,
+ * 4096, 256] 14.4 -> 13.0, f32 [2, 4099, 600] 15.2 -> 14.3, [4, 2048, 1000] 18.5 -> 17.0, [32,
+ * 1024, 96] 12.3 -> 10.5, but [12, 4096, 128] 16.1 -> 16.6; where such tiles make too few units
+ * the split stays ([8, 12544, 32] split 12 12.9 against 13.9 unsplit at best). Inputs over
+ * FEW_UNITS_MAX_BYTES (none measured) keep their plans. */
+#define FEW_UNITS_MAX_BYTES (32 << 20)
 /* OUTER_INNER units of at most this many loads a thread of a 256-thread block take blocks of 128
  * threads, a quarter of it 64 (plan_inner_block) */
 #define SMALL_UNIT_LOADS 32
@@ -984,14 +991,32 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
             split = imax(split, choose_split(p->a * tiles, r1 * r, slots,
                                              r1 * r / (by * COL_FEW_ROWS_PER_THREAD)));
     }
-    /* unsplit and fewer units than SMs (a block a slab of few, narrow slabs): narrower column
-     * tiles, down to a thread across, until the units fill the SMs (FEW_UNITS_NARROW) */
-    if (sub == 0 && split == 1 && r1 == 1 && family != OPNN_FAMILY_COL_TINY_R) {
+    /* a middle under FEW_UNITS_MAX_BYTES whose column tiles are fewer than the SMs: narrower
+     * tiles (FEW_UNITS_NARROW). Unsplit: the threads across halved until the units fill the SMs,
+     * down to 16 bytes of a row a tile (or the whole row, where that is less) or a thread.
+     * Split: unsplit instead, where tiles of 32 bytes of a row or more make 0.9 of the split's
+     * units or more. */
+    if (sub == 0 && r1 == 1 && p->cls == OPNN_CLASS_MIDDLE && r == p->r && b == p->b &&
+        p->a * r * b * (int64_t)es <= FEW_UNITS_MAX_BYTES &&
+        p->a * tiles < (props && props->sm_count > 0 ? props->sm_count : 1)) {
         int64_t sms = props && props->sm_count > 0 ? props->sm_count : 1;
+        int64_t bt = bx_threads, t = tiles, want = 9 * p->a * tiles * split;
 
-        while (bx_threads > 1 && p->a * tiles < sms) {
-            bx_threads /= 2;
-            tiles = cdiv(bx, bx_threads);
+        if (split == 1) {
+            while (bt > 1 && p->a * t < sms && (bt * vec * (int64_t)es > 16 || bt * vec >= b)) {
+                bt /= 2;
+                t = cdiv(bx, bt);
+            }
+        } else {
+            while (bt > 1 && bt * vec * (int64_t)es > 32 && 10 * p->a * t < want) {
+                bt /= 2;
+                t = cdiv(bx, bt);
+            }
+        }
+        if (split == 1 || 10 * p->a * t >= want) {
+            bx_threads = bt;
+            tiles = t;
+            split = 1;
         }
     }
     rows = r;

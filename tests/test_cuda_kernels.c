@@ -323,6 +323,9 @@ static const shape_case family_cases[] = {
      * them to fill the SMs: a block a slab, loads 8 deep */
     {"middle_narrow_few_units", 3, S(40, 700, 24), S(0), false, 1, S(1), 0},
     {"middle_narrow_deep", 3, S(150, 700, 24), S(0), false, 1, S(1), 0},
+    /* slabs that a split would cut: unsplit tiles of 32 bytes a row instead (f32: 12 tiles of
+     * 2 threads a slab, f16 3 of 4, f64 24 of 2, on an H200) */
+    {"middle_narrow_split_tiles", 3, S(6, 2000, 96), S(0), false, 1, S(1), 0},
     /* slabs of 2..128 whole vectors, two or four columns: ROW_VEC folds element c into column
      * c % B, a vector a lane below 16 vectors a slab (f16 [., 8, 4]: 4), 4 vectors a lane from
      * 16 (f32 [., 64, 2]: 32; f16 [., 32, 4]: 16), aligned or not */

@@ -1625,24 +1625,31 @@ static void launch__warp_unit_grid(void **state)
     }
 }
 
-/* Unsplit block units fewer than the SMs (few, narrow slabs) take narrower column tiles, halving
- * the threads across until the units fill the SMs or a thread is across; the loads stay as wide,
- * the tiles still cover B, and units that already fill the SMs keep their tiles */
+/* Block units fewer than the SMs (few, narrow slabs) take narrower column tiles: unsplit ones halve
+ * the threads across until the units fill the SMs or a thread is across; split ones of a middle
+ * under 32 MB take, unsplit, tiles of 32 bytes a row or more that make 0.9 of the split's units
+ * or more, or keep the split. The loads stay as wide, the tiles still cover B, and units that
+ * already fill the SMs keep their tiles */
 static void launch__few_units_narrow_tiles(void **state)
 {
     static const struct {
         int64_t shape[3];
         const char *dtype;
         int sub, vec;
-        int64_t tiles, ranges;
+        int64_t tiles, ranges, split;
     } cases[] = {
-        {{32, 3136, 16}, "f32", 1, 4, 4, 8},  /* 32 units of 4 threads -> 128 of 1, 8 deep */
-        {{128, 3136, 3}, "f16", 2, 1, 2, 4},  /* 128 of 4 (single halves) -> 256 of 2 */
-        {{40, 700, 24}, "f32", 1, 4, 6, 4},   /* 40 of 8 -> 240 of 1: 4 deep past 1.5 an SM */
-        {{16, 6272, 16}, "bf16", 1, 8, 2, 8}, /* 16 of 2 -> 32 of 1 */
-        {{128, 12544, 4}, "f32", 1, 4, 1, 8}, /* a thread across already */
-        {{256, 3136, 32}, "f32", 8, 4, 1, 4}, /* 256 units fill the SMs: unchanged */
-        {{150, 700, 24}, "f32", 8, 4, 1, 8},  /* 150: unchanged, a block a slab 8 deep */
+        {{32, 3136, 16}, "f32", 1, 4, 4, 8, 1},   /* 32 units of 4 threads -> 128 of 1, 8 deep */
+        {{128, 3136, 3}, "f16", 2, 1, 2, 4, 1},   /* 128 of 4 (single halves) -> 256 of 2 */
+        {{40, 700, 24}, "f32", 1, 4, 6, 4, 1},    /* 40 of 8 -> 240 of 1: 4 deep past 1.5 an SM */
+        {{16, 6272, 16}, "bf16", 1, 8, 2, 8, 1},  /* 16 of 2 -> 32 of 1 */
+        {{128, 12544, 4}, "f32", 1, 4, 1, 8, 1},  /* a thread across already */
+        {{256, 3136, 32}, "f32", 8, 4, 1, 4, 1},  /* 256 units fill the SMs: unchanged */
+        {{150, 700, 24}, "f32", 8, 4, 1, 8, 1},   /* 150: unchanged, a block a slab 8 deep */
+        {{24, 4096, 64}, "f16", 2, 8, 4, 8, 1},   /* split 4 (96 units) -> 96 of 2 threads */
+        {{12, 4096, 128}, "f32", 2, 4, 16, 8, 1}, /* split 16 (192) -> 192 of 2 */
+        {{32, 1024, 96}, "f32", 4, 4, 6, 8, 1},   /* split 4 (128) -> 192 of 4 */
+        {{8, 12544, 32}, "f32", 8, 4, 1, 8, 12},  /* 32 units of 2 threads: stays split */
+        {{4, 4099, 600}, "f32", 32, 4, 5, 4, 16}, /* 39 MB: stays split */
     };
     const int64_t ax1[1] = {1};
     (void)state;
@@ -1654,7 +1661,7 @@ static void launch__few_units_narrow_tiles(void **state)
         h200_launch(&p, 3, cases[i].shape, 1, ax1, cases[i].dtype);
         assert_int_equal(l->family, OPNN_FAMILY_MIDDLE);
         assert_int_equal(l->kernel, OPNN_KERNEL_OUTER);
-        assert_int_equal(l->split, 1);
+        assert_int_equal(l->split, cases[i].split);
         if (l->sub != cases[i].sub || l->vec != cases[i].vec || l->tiles != cases[i].tiles ||
             l->ranges != cases[i].ranges)
             fail_msg("case %zu: sub %d vec %d tiles %lld ranges %d, expected %d %d %lld %lld", i,
@@ -1662,7 +1669,7 @@ static void launch__few_units_narrow_tiles(void **state)
                      (long long)cases[i].tiles, (long long)cases[i].ranges);
         assert_true(l->tiles * l->sub * l->vec >= p.b);
         assert_true((l->tiles - 1) * l->sub * l->vec < p.b);
-        assert_int_equal(l->units, p.a * l->tiles);
+        assert_int_equal(l->units, p.a * l->tiles * l->split);
         assert_int_equal(l->grid_x, l->units);
     }
 }
@@ -2423,8 +2430,9 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.vec, 1);
     assert_int_equal(p.launch.split, 1);
     /* 16-byte loads in at most 1.5 blocks an SM (198 here) go 8 deep (ranges 2 * UNROLL): f64
-     * [1000, 4096] 192 blocks, [2, 4099, 600] over 1 160; not [8192, 1024] (256), f64 [2, 4099,
-     * 600] (320), 8-byte loads (f16 [517, 4100]) nor single floats */
+     * [1000, 4096] 192 blocks, [2, 4099, 600] over 1 150 (unsplit tiles of 2 threads); not
+     * [8192, 1024] (256), f64 [2, 4099, 600] (320), 8-byte loads (f16 [517, 4100]) nor single
+     * floats */
     const int64_t mid600[3] = {2, 4099, 600}, c4100[2] = {517, 4100};
     h200_launch(&p, 2, few8k, 1, ax0, "f32");
     assert_int_equal(p.launch.grid_x, 256);
@@ -2433,7 +2441,7 @@ static void launch__suite_shapes_on_h200(void **state)
     assert_int_equal(p.launch.grid_x, 192);
     assert_int_equal(p.launch.ranges, 2 * OPNN_CUDA_UNROLL);
     h200_launch(&p, 3, mid600, 1, ax1, "f32");
-    assert_int_equal(p.launch.grid_x, 160);
+    assert_int_equal(p.launch.grid_x, 150);
     assert_int_equal(p.launch.ranges, 2 * OPNN_CUDA_UNROLL);
     h200_launch(&p, 3, mid600, 1, ax1, "f64");
     assert_int_equal(p.launch.grid_x, 320);
