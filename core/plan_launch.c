@@ -965,6 +965,7 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
     size_t es = esize_of(p->dtype);
     int64_t slots = device_slots(props, per_sm);
     int64_t r1 = p->cls == OPNN_CLASS_GENERIC ? p->r1 : 1;
+    int64_t sms = props && props->sm_count > 0 ? props->sm_count : 1;
     int64_t bx, bx_threads, by, tiles, split, rows, slabs = 1;
 
     bx = cdiv(b, vec);
@@ -997,9 +998,7 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
      * Split: unsplit instead, where tiles of 32 bytes of a row or more make 0.9 of the split's
      * units or more. */
     if (sub == 0 && r1 == 1 && p->cls == OPNN_CLASS_MIDDLE && r == p->r && b == p->b &&
-        p->a * r * b * (int64_t)es <= FEW_UNITS_MAX_BYTES &&
-        p->a * tiles < (props && props->sm_count > 0 ? props->sm_count : 1)) {
-        int64_t sms = props && props->sm_count > 0 ? props->sm_count : 1;
+        p->a * r * b * (int64_t)es <= FEW_UNITS_MAX_BYTES && p->a * tiles < sms) {
         int64_t bt = bx_threads, t = tiles, want = 9 * p->a * tiles * split;
 
         if (split == 1) {
