@@ -998,7 +998,7 @@ static void plan_outer_vec(opnn_reduce_plan *p, const opnn_device_props *props, 
      * Split: unsplit instead, where tiles of 32 bytes of a row or more make 0.9 of the split's
      * units or more. */
     if (sub == 0 && r1 == 1 && p->cls == OPNN_CLASS_MIDDLE && r == p->r && b == p->b &&
-        p->a * r * b * (int64_t)es <= FEW_UNITS_MAX_BYTES && p->a * tiles < sms) {
+        p->a * tiles < sms && p->a * r * b <= FEW_UNITS_MAX_BYTES / (int64_t)es) {
         int64_t bt = bx_threads, t = tiles, want = 9 * p->a * tiles * split;
 
         if (split == 1) {
