@@ -1650,6 +1650,9 @@ static void launch__few_units_narrow_tiles(void **state)
         {{32, 1024, 96}, "f32", 4, 4, 6, 8, 1},   /* split 4 (128) -> 192 of 4 */
         {{8, 12544, 32}, "f32", 8, 4, 1, 8, 12},  /* 32 units of 2 threads: stays split */
         {{4, 4099, 600}, "f32", 32, 4, 5, 4, 16}, /* 39 MB: stays split */
+        {{31, 221, 5}, "f32", 4, 1, 2, 4, 1},     /* single floats: 16 bytes a tile at least */
+        {{2, 2972, 56}, "f32", 2, 4, 7, 8, 1},    /* split -> tiles of 32 bytes, not 16 */
+        {{3, 5300, 40}, "f32", 16, 4, 1, 8, 10},  /* 32-byte tiles too few: stays split 10 */
     };
     const int64_t ax1[1] = {1};
     (void)state;

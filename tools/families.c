@@ -64,8 +64,9 @@ static const char usage[] =
     "--ranges take up to 8 values each: every pair is timed, on the same input. --grid is not\n"
     "applied to plans whose blocks write partials (their workspace is sized by the grid).\n"
     "--block on a group-kernel plan also scales its tiles (units), and its grid where it had a\n"
-    "block a tile. --vec or --sub on an OUTER plan of whole units (no split) also sets its\n"
-    "column tiles: sub loads of vec elements each (one element where vec passes 16 bytes).\n"
+    "block a tile. --vec (a power of two) or --sub on an OUTER plan of whole units also sets\n"
+    "its column tiles: sub loads of vec elements each (one element where vec passes 16 bytes);\n"
+    "a split plan's units and workspace follow them, then --split.\n"
     "--split sets the slices of an OUTER plan of a block a unit, a run of vectors, super-rows\n"
     "or shift tiles (no R1): rows, units, grid and workspace follow.\n"
     "--packs 1 plans a MIDDLE slab plan of ROW_TILE with its pack fold (launch.ranges 3: lanes\n"
@@ -174,7 +175,7 @@ static int parse_args(int argc, char **argv, fam_args *a)
         else if (!strcmp(o, "--sub"))
             bad = parse_int_list(v, 1, 1024, a->subs, &a->nsub);
         else if (!strcmp(o, "--vec"))
-            bad = parse_int(v, 1, 16, &a->vec);
+            bad = parse_int(v, 1, 16, &a->vec) || (a->vec & (a->vec - 1)) != 0;
         else if (!strcmp(o, "--ranges"))
             bad = parse_int_list(v, 1, 64, a->ranges, &a->nranges);
         else if (!strcmp(o, "--block"))
@@ -385,23 +386,27 @@ static void apply_overrides(const fam_args *a, opnn_reduce_plan *plan)
     }
     if (a->block)
         plan->launch.block = a->block;
-    if (a->split && !opnn__reduce_launch_outer_split(plan, a->split))
-        printf("(--split not applied to %s: not an OUTER plan of one slab)\n",
-               opnn__cuda_family_name(plan->launch.family));
-    /* --vec or --sub on an OUTER plan of whole units (a block or a warp a unit, no split once
-     * --split is applied, no other reading): the column tiles follow (sub loads of vec elements,
-     * one element past 16 bytes, as the launcher narrows them), so every column is still read */
+    /* --vec or --sub on an OUTER plan of whole units (a block or a warp a unit, no other
+     * reading): the column tiles follow (sub loads of vec elements, one element past 16 bytes, as
+     * the launcher narrows them), so every column is still read, and a split plan's units and
+     * workspace are sized again for them; --split after that */
     opnn_launch *l = &plan->launch;
-    if ((a->vec || a->nsub) && l->kernel == OPNN_KERNEL_OUTER && l->split == 1 && plan->r1 <= 1 &&
+    if ((a->vec || a->nsub) && l->kernel == OPNN_KERNEL_OUTER && plan->r1 <= 1 &&
         (l->ranges == 1 || l->ranges == OPNN_CUDA_UNROLL || l->ranges == 2 * OPNN_CUDA_UNROLL)) {
         const int64_t v16 = 16 / (a->dtype.bits / 8), item = l->vec <= v16 ? l->vec : 1;
         const int64_t tiles = (plan->b + l->sub * item - 1) / (l->sub * item);
-        const int64_t units = plan->a * tiles, per = l->ranges == 1 ? OPNN_CUDA_BLOCK / 32 : 1;
+        const int64_t units = plan->a * tiles * l->split;
+        const int64_t per = l->ranges == 1 ? OPNN_CUDA_BLOCK / 32 : 1;
         if (l->grid_x == (l->units + per - 1) / per)
             l->grid_x = (units + per - 1) / per;
         l->tiles = tiles;
         l->units = units;
+        if (l->split > 1 && !a->split)
+            opnn__reduce_launch_outer_split(plan, l->split);
     }
+    if (a->split && !opnn__reduce_launch_outer_split(plan, a->split))
+        printf("(--split not applied to %s: not an OUTER plan of one slab)\n",
+               opnn__cuda_family_name(plan->launch.family));
     if (a->grid && plan->launch.workspace_bytes == 0)
         plan->launch.grid_x = a->grid;
     else if (a->grid)
@@ -583,6 +588,13 @@ int main(int argc, char **argv)
                     v.launch.ranges = a.ranges[ir];
                 if (a.nsub)
                     v.launch.sub = a.subs[is];
+                /* a warp a unit: BX lanes of 32 (more left a warp no rows: the kernel looped) */
+                if (v.launch.kernel == OPNN_KERNEL_OUTER && v.launch.ranges == 1 &&
+                    v.launch.sub > 32) {
+                    printf("(--sub %d not applied to %s's warp units: 32 lanes a unit)\n",
+                           v.launch.sub, opnn__cuda_family_name(v.launch.family));
+                    continue;
+                }
                 apply_overrides(&a, &v);
                 time_plan(&a, &v, &b, family < 0 ? "planner" : "forced", in_bytes, out_bytes);
             }
