@@ -36,6 +36,13 @@ bool opnn__reduce_launch_family(struct opnn_reduce_plan *plan,
  * `opnn_families --split`. */
 bool opnn__reduce_launch_outer_split(struct opnn_reduce_plan *plan, int64_t split);
 
+/* Sets the loads of an OUTER plan of block or warp units (launch.ranges 1, OPNN_CUDA_UNROLL or
+ * twice that; no R1) to @p sub lanes across of @p vec elements each (one element where vec passes
+ * 16 bytes, as the launcher narrows them; vec a power of two), with the column tiles that cover B
+ * at that width and the units, grid and workspace that follow at the plan's split; false (plan
+ * untouched) for any other plan. For `opnn_families --sub/--vec`. */
+bool opnn__reduce_launch_outer_tiles(struct opnn_reduce_plan *plan, int sub, int vec);
+
 /* Plans a MIDDLE view of contiguous slabs whose B has a pack fold (OPNN_CUDA_ROW_TILE_PACK_COLS)
  * and whose R is a multiple of a pack's rows (16 / gcd(B * size, 16)), a slab's pack fitting a
  * tile, as ROW_TILE with the pack fold (packs: launch.ranges 3, sub the most lanes a slab, a

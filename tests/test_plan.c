@@ -1712,6 +1712,73 @@ static void launch__shift_col_split(void **state)
     }
 }
 
+/* opnn__reduce_launch_outer_tiles: an OUTER plan of block or warp units re-tiled to other lanes
+ * across and loads, at its split, covers B with the units, grid and workspace the split needs;
+ * its own sub and vec give the plan back; other plans and a vec not a power of two are refused */
+static void launch__outer_retile(void **state)
+{
+    static const struct {
+        int64_t shape[3];
+        const char *dtype;
+    } cases[] = {
+        {{8, 2000, 32}, "f32"}, /* unsplit, a block a unit */
+        {{3, 5300, 40}, "f32"}, /* split 10 */
+        {{8192, 1024, 1},
+         "f32"}, /* a column split 32 (a middle of one slab: B 1024 as [1, R, B]) */
+        {{4096, 64, 1024}, "f16"}, /* warp units */
+    };
+    static const int subs[] = {1, 2, 8, 32}, vecs[] = {1, 2, 4, 8, 16};
+    const int64_t ax1[1] = {1}, ax0[1] = {0};
+    (void)state;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        opnn_reduce_plan p, q;
+        const bool col = cases[i].shape[2] == 1;
+
+        h200_launch(&p, col ? 2 : 3, cases[i].shape, 1, col ? ax0 : ax1, cases[i].dtype);
+        assert_int_equal(p.launch.kernel, OPNN_KERNEL_OUTER);
+        q = p;
+        assert_true(opnn__reduce_launch_outer_tiles(&q, p.launch.sub, p.launch.vec));
+        assert_memory_equal(&q.launch, &p.launch, sizeof p.launch);
+        for (size_t s = 0; s < sizeof subs / sizeof subs[0]; s++)
+            for (size_t v = 0; v < sizeof vecs / sizeof vecs[0]; v++) {
+                const int64_t v16 = 16 / (p.dtype.bits / 8);
+                const int64_t item = vecs[v] <= v16 ? vecs[v] : 1, w = subs[s] * item;
+                const opnn_launch *l = &q.launch;
+
+                q = p;
+                assert_true(opnn__reduce_launch_outer_tiles(&q, subs[s], vecs[v]));
+                assert_int_equal(l->sub, subs[s]);
+                assert_int_equal(l->vec, vecs[v]);
+                assert_true(l->tiles * w >= q.b && (l->tiles - 1) * w < q.b);
+                assert_int_equal(l->split, p.launch.split);
+                assert_int_equal(l->units, q.a * l->tiles * l->split);
+                assert_true(l->grid_x >= 1);
+                if (l->split > 1) /* partials of every tile's sub * vec columns, a counter a tile */
+                    assert_true(l->partial_bytes >= (size_t)(q.a * l->tiles * w * l->split) *
+                                                        OPNN_CUDA_MAX_ACC_BYTES &&
+                                l->ncounters >= q.a * l->tiles);
+                else
+                    assert_int_equal(l->workspace_bytes, 0);
+            }
+        q = p;
+        assert_false(opnn__reduce_launch_outer_tiles(&q, 2, 3));
+        assert_memory_equal(&q, &p, sizeof p);
+    }
+    /* not an OUTER plan of units: a row plan, and a run of vectors */
+    const int64_t row[2] = {4096, 4096}, run[2] = {22369621, 3};
+    opnn_reduce_plan p, q;
+    h200_launch(&p, 2, row, 1, ax1, "f32");
+    q = p;
+    assert_false(opnn__reduce_launch_outer_tiles(&q, 2, 4));
+    assert_memory_equal(&q, &p, sizeof p);
+    h200_launch(&p, 2, run, 1, ax0, "f16");
+    assert_int_equal(p.launch.ranges, 2);
+    q = p;
+    assert_false(opnn__reduce_launch_outer_tiles(&q, 2, 4));
+    assert_memory_equal(&q, &p, sizeof p);
+}
+
 /* opnn__reduce_launch_outer_split (opnn_families --split): at a plan's own split it gives the
  * planner's launch back (the same workspace sizing), at others a launch check_launch accepts with
  * the split asked for (rows rounded up); plans it does not take are left as they were. */
@@ -2626,6 +2693,7 @@ int main(void)
         cmocka_unit_test(launch__few_units_narrow_tiles),
         cmocka_unit_test(launch__shift_col_split),
         cmocka_unit_test(launch__outer_resplit),
+        cmocka_unit_test(launch__outer_retile),
         cmocka_unit_test(launch__every_family_within_limits),
         cmocka_unit_test(launch__row_tile_geometry),
         cmocka_unit_test(launch__cover_vectors_bound),

@@ -386,24 +386,10 @@ static void apply_overrides(const fam_args *a, opnn_reduce_plan *plan)
     }
     if (a->block)
         plan->launch.block = a->block;
-    /* --vec or --sub on an OUTER plan of whole units (a block or a warp a unit, no other
-     * reading): the column tiles follow (sub loads of vec elements, one element past 16 bytes, as
-     * the launcher narrows them), so every column is still read, and a split plan's units and
-     * workspace are sized again for them; --split after that */
-    opnn_launch *l = &plan->launch;
-    if ((a->vec || a->nsub) && l->kernel == OPNN_KERNEL_OUTER && plan->r1 <= 1 &&
-        (l->ranges == 1 || l->ranges == OPNN_CUDA_UNROLL || l->ranges == 2 * OPNN_CUDA_UNROLL)) {
-        const int64_t v16 = 16 / (a->dtype.bits / 8), item = l->vec <= v16 ? l->vec : 1;
-        const int64_t tiles = (plan->b + l->sub * item - 1) / (l->sub * item);
-        const int64_t units = plan->a * tiles * l->split;
-        const int64_t per = l->ranges == 1 ? OPNN_CUDA_BLOCK / 32 : 1;
-        if (l->grid_x == (l->units + per - 1) / per)
-            l->grid_x = (units + per - 1) / per;
-        l->tiles = tiles;
-        l->units = units;
-        if (l->split > 1 && !a->split)
-            opnn__reduce_launch_outer_split(plan, l->split);
-    }
+    /* --vec or --sub on an OUTER plan of block or warp units: its column tiles, units and
+     * workspace follow, so that every column is still read; --split after that */
+    if (a->vec || a->nsub)
+        opnn__reduce_launch_outer_tiles(plan, plan->launch.sub, plan->launch.vec);
     if (a->split && !opnn__reduce_launch_outer_split(plan, a->split))
         printf("(--split not applied to %s: not an OUTER plan of one slab)\n",
                opnn__cuda_family_name(plan->launch.family));
