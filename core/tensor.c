@@ -6,15 +6,22 @@
 
 int64_t opnn__numel(int32_t ndim, const int64_t *shape)
 {
+    /* the dims other than zeros must multiply within int64 too, wherever a zero is: an empty
+     * [0, 2^62, 4]'s compact strides would overflow, as [2^62, 4, 0]'s would */
     int64_t n = 1;
+    bool empty = false;
     for (int32_t i = 0; i < ndim; i++) {
         if (shape[i] < 0)
             return -1;
-        if (shape[i] != 0 && n > INT64_MAX / shape[i])
+        if (shape[i] == 0) {
+            empty = true;
+            continue;
+        }
+        if (n > INT64_MAX / shape[i])
             return -1;
         n *= shape[i];
     }
-    return n;
+    return empty ? 0 : n;
 }
 
 bool opnn__tensor_is_compact(const DLTensor *t)

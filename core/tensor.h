@@ -8,7 +8,8 @@
 
 #include <dlpack/dlpack.h>
 
-/* Product of the dims; -1 if a dim is negative or the product overflows int64. */
+/* Product of the dims; -1 if a dim is negative or the product of the dims other than zeros
+ * overflows int64 (an empty tensor too: its compact strides could not be counted). */
 int64_t opnn__numel(int32_t ndim, const int64_t *shape);
 
 /* True if strides is NULL or equal to the compact row-major strides (size-1 dims ignored). */

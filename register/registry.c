@@ -221,15 +221,20 @@ out_unlock:
 static op_status opnn__register_kernel_impl(op_registrar *r, const char *name, DLDeviceType device,
                                             DLDataType dtype, op_kernel_fn fn, const void *data)
 {
-    (void)r;
     g_reg_msg[0] = '\0';
-    if (!name || !fn || dtype.lanes != 1)
+    if (!name || !fn || dtype.lanes != 1) {
+        snprintf(g_reg_msg, sizeof(g_reg_msg), "op_register_kernel: %s",
+                 !name ? "op name is NULL"
+                 : !fn ? "kernel function is NULL"
+                       : "dtype lanes is not 1 (vector dtypes are not served)");
         return OP_ERR_INVALID_ARGUMENT;
+    }
     op_status st = OP_OK;
     opnn__registry_wrlock();
     opnn_op *op = opnn__op_find_any(name);
     /* a plugin may add kernels only to visible ops or to its own staged ones */
     if (!op || (op->staged && op->owner != r)) {
+        snprintf(g_reg_msg, sizeof(g_reg_msg), "op_register_kernel: no op named '%.64s'", name);
         st = OP_ERR_NOT_FOUND;
         goto out_unlock;
     }
@@ -251,7 +256,7 @@ static op_status opnn__register_kernel_impl(op_registrar *r, const char *name, D
         grown[at] = grown[at - 1];
         at--;
     }
-    grown[at] = (opnn_kernel){device, dtype, fn, data};
+    grown[at] = (opnn_kernel){device, dtype, fn, data, r};
     op->num_kernels++;
 out_unlock:
     opnn__registry_unlock();
@@ -344,6 +349,15 @@ void opnn__registrar_remove_all(op_registrar *r)
         free(r->ops[i]);
     }
     r->num_ops = 0;
+    /* its kernels for other registrars' ops (a built-in op's kernel for another dtype): their
+     * code goes with it (op_run looks kernels up under the read lock, every call) */
+    for (opnn_op *op = g_ops; op; op = op->hh.next) {
+        size_t kept = 0;
+        for (size_t k = 0; k < op->num_kernels; k++)
+            if (op->kernels[k].owner != r)
+                op->kernels[kept++] = op->kernels[k];
+        op->num_kernels = kept;
+    }
     opnn__registry_unlock();
 }
 

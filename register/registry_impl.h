@@ -13,6 +13,7 @@ typedef struct opnn_kernel {
     DLDataType dtype;
     op_kernel_fn fn;
     const void *data;
+    const struct op_registrar *owner; /* who added it: its code goes when that plugin does */
 } opnn_kernel;
 
 typedef struct opnn_op {
@@ -66,7 +67,8 @@ uint64_t opnn__registry_epoch(void);
 /* Makes a staging registrar's ops visible, all at once. */
 void opnn__registrar_commit(op_registrar *r);
 
-/* Removes every op a registrar added (takes the write lock) and forgets them. */
+/* Removes every op a registrar added and every kernel it added to other ops (a plugin's kernel
+ * for a built-in op), takes the write lock, and forgets them. */
 void opnn__registrar_remove_all(op_registrar *r);
 
 /* Registration without the once-guard, for the built-in initialiser itself (which runs inside

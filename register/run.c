@@ -61,10 +61,14 @@ static op_status opnn__check_tensor(const opnn_op *op, op_context *ctx, const ch
                               what, i);
     const DLTensor *t = &b->t;
     int64_t n = opnn__numel(t->ndim, t->shape);
-    if (n < 0)
+    if (n < 0) {
+        char sh[160];
+        opnn__shape_format(t->ndim, t->shape, sh, sizeof(sh));
         return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
-                              "%s: %s %d has more elements than int64 can count", op->name, what,
-                              i);
+                              "%s: %s %d of shape %s has a negative dim, or dims (zeros aside) "
+                              "whose product int64 cannot count",
+                              op->name, what, i, sh);
+    }
     if (t->dtype.lanes != 1) {
         opnn__dtype_format(t->dtype, dt, sizeof(dt));
         return opnn__ctx_fail(ctx, OP_ERR_UNSUPPORTED,
@@ -120,10 +124,10 @@ static op_status opnn__check_inputs(const opnn_op *op, op_context *ctx)
     return OP_OK;
 }
 
-static op_status opnn__lookup(const char *name, op_context *ctx, opnn_op **out)
+static op_status opnn__lookup(const char *fn, const char *name, op_context *ctx, opnn_op **out)
 {
     if (!name)
-        return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT, "op_run: op name is NULL");
+        return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT, "%s: op name is NULL", fn);
     /* every call starts here: an op that left may be in the memo, so a new epoch drops it */
     const uint64_t epoch = opnn__registry_epoch();
     if (ctx->memo.epoch != epoch) {
@@ -135,7 +139,7 @@ static op_status opnn__lookup(const char *name, op_context *ctx, opnn_op **out)
     if (!op || strcmp(op->name, name) != 0)
         op = opnn__op_find(name);
     if (!op)
-        return opnn__ctx_fail(ctx, OP_ERR_NOT_FOUND, "op_run: no op named '%s'", name);
+        return opnn__ctx_fail(ctx, OP_ERR_NOT_FOUND, "%s: no op named '%s'", fn, name);
     ctx->memo.op = op;
     *out = op;
     return OP_OK;
@@ -165,7 +169,7 @@ op_status op_infer_output(const char *name, op_context *ctx, int index, int32_t 
     opnn__registry_init();
     opnn__registry_rdlock();
     opnn_op *op = NULL;
-    op_status st = opnn__lookup(name, ctx, &op);
+    op_status st = opnn__lookup("op_infer_output", name, ctx, &op);
     if (st != OP_OK)
         goto out_unlock;
     if (index < 0 || index >= op->num_outputs) {
@@ -245,7 +249,7 @@ op_status op_run(const char *name, op_context *ctx)
     opnn__registry_init();
     opnn__registry_rdlock();
     opnn_op *op = NULL;
-    op_status st = opnn__lookup(name, ctx, &op);
+    op_status st = opnn__lookup("op_run", name, ctx, &op);
     if (st != OP_OK)
         goto out_unlock;
     st = opnn__check_inputs(op, ctx);

@@ -127,6 +127,25 @@ static op_status bind_negative_input_dim(fixture *f)
     return bind_valid(f);
 }
 
+/* empty, but the other dims multiply past int64 (their compact strides would overflow): a zero
+ * first, or last */
+static op_status bind_empty_input_huge_dims(fixture *f)
+{
+    f->x.shape[0] = 0;
+    f->x.shape[1] = (int64_t)1 << 62;
+    f->y.shape[0] = 0;
+    return bind_valid(f);
+}
+
+static op_status bind_empty_input_huge_dims_zero_last(fixture *f)
+{
+    f->x.shape[0] = (int64_t)1 << 62;
+    f->x.shape[2] = 0;
+    f->y.shape[0] = (int64_t)1 << 62;
+    f->y.shape[2] = 0;
+    return bind_valid(f);
+}
+
 static op_status bind_negative_output_dim(fixture *f)
 {
     f->y.shape[1] = -5;
@@ -380,6 +399,11 @@ static const err_case err_cases[] = {
      {"ReduceFoo"}},
     {"negative_input_dim", "ReduceSum", bind_negative_input_dim, AT_BIND,
      OP_ERR_INVALID_ARGUMENT, OP_OK, false, {"dim|shape", "-3"}},
+    {"empty_input_huge_dims", "ReduceSum", bind_empty_input_huge_dims, AT_ANY,
+     OP_ERR_INVALID_ARGUMENT, OP_OK, true, {"ReduceSum", "input 0", "4611686018427387904"}},
+    {"empty_input_huge_dims_zero_last", "ReduceMean", bind_empty_input_huge_dims_zero_last,
+     AT_ANY, OP_ERR_INVALID_ARGUMENT, OP_OK, true, {"ReduceMean", "input 0",
+     "4611686018427387904"}},
     {"negative_output_dim", "ReduceSum", bind_negative_output_dim, AT_BIND,
      OP_ERR_INVALID_ARGUMENT, OP_OK, false, {"dim|shape", "-5"}},
     {"output_dtype_f64", "ReduceSum", bind_output_f64, AT_RUN, OP_ERR_INVALID_ARGUMENT, OP_OK,
@@ -591,6 +615,28 @@ static void infer_output__bad_arguments(void **state)
     fixture_free(&f);
 }
 
+/* A lookup failure names the function called: op_infer_output's is not op_run's */
+static void lookup__names_the_call(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_init(&f, "lookup__names_the_call");
+    assert_int_equal(bind_valid(&f), OP_OK);
+    int32_t ndim;
+    int64_t shape[OP_MAX_DIMS];
+    DLDataType dt;
+    assert_int_equal(op_infer_output("ReduceFoo", f.ctx, 0, &ndim, shape, &dt), OP_ERR_NOT_FOUND);
+    assert_string_equal(op_context_error(f.ctx), "op_infer_output: no op named 'ReduceFoo'");
+    assert_int_equal(op_infer_output(NULL, f.ctx, 0, &ndim, shape, &dt), OP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(op_context_error(f.ctx), "op_infer_output"));
+    assert_int_equal(op_run("ReduceFoo", f.ctx), OP_ERR_NOT_FOUND);
+    assert_string_equal(op_context_error(f.ctx), "op_run: no op named 'ReduceFoo'");
+    assert_int_equal(op_run(NULL, f.ctx), OP_ERR_INVALID_ARGUMENT);
+    assert_string_equal(op_context_error(f.ctx), "op_run: op name is NULL");
+    check_output_untouched(&f);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     struct CMUnitTest tests[128];
@@ -598,5 +644,6 @@ int main(void)
     ADD_CASES(tests, n, run__bad_input_rejected, err_cases);
     ADD_TEST(tests, n, run__null_context);
     ADD_CASES(tests, n, infer_output__bad_arguments, infer_cases);
+    ADD_TEST(tests, n, lookup__names_the_call);
     return _cmocka_run_group_tests("test_errors", tests, n, NULL, NULL);
 }
