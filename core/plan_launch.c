@@ -1321,19 +1321,20 @@ bool opnn__reduce_launch_outer_tiles(opnn_reduce_plan *p, int sub, int vec)
     opnn_launch *l = &p->launch;
     const int64_t v16 = 16 / (int64_t)esize_of(p->dtype), item = vec <= v16 ? vec : 1;
     const int64_t per = l->ranges == 1 ? OPNN_CUDA_BLOCK / 32 : 1;
-    int64_t units;
+    int64_t tiles, units;
 
     if (l->kernel != OPNN_KERNEL_OUTER || p->cls == OPNN_CLASS_GENERIC || sub < 1 || vec < 1 ||
         (vec & (vec - 1)) != 0 ||
         !(l->ranges == 1 || l->ranges == OPNN_CUDA_UNROLL || l->ranges == 2 * OPNN_CUDA_UNROLL))
         return false;
-    units = p->a * cdiv(p->b, sub * item) * l->split;
+    tiles = cdiv(p->b, sub * item);
+    units = p->a * tiles * l->split;
     /* a grid of a block (warp units: 8) a unit follows the units; a persistent one stays */
     if (l->grid_x == cdiv(l->units, per))
         l->grid_x = cdiv(units, per);
     l->sub = sub;
     l->vec = vec;
-    l->tiles = cdiv(p->b, sub * item);
+    l->tiles = tiles;
     l->units = units;
     outer_workspace(l, p->a, p->b);
     return true;
