@@ -179,6 +179,12 @@ static int custom_case(bench_case *c, const char *op, const char *shape, const c
         fprintf(stderr, "opnn bench: %sunknown %s %s\n", pre, dn, dtype);
         return 2;
     }
+    /* the input's bytes must count in int64 too: they size the buffers the fill writes */
+    if (__builtin_mul_overflow(numel, (int64_t)tool_dtype_size(c->dtype), &numel)) {
+        fprintf(stderr, "opnn bench: %sbad %s %s (more than 2^63 bytes of %s)\n", pre, sn, shape,
+                dtype);
+        return 2;
+    }
     c->small = (size_t)case_numel(c) * tool_dtype_size(c->dtype) < ((size_t)1 << 20);
     return 0;
 }
