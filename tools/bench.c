@@ -243,6 +243,18 @@ static int file_cases(const char *path, const char *op, bench_case *cases, size_
     return rc;
 }
 
+/* A count for --iters or --warmup: decimal, 0 to 100000, nothing after it. */
+static bool parse_count(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    const long x = strtol(s, &end, 10);
+    if (end == s || *end || errno || x < 0 || x > 100000)
+        return false;
+    *out = (int)x;
+    return true;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -1156,9 +1168,14 @@ int opnn_tool_bench(int argc, char **argv)
             device = v;
         else if (!strcmp(a, "--json"))
             json_path = v;
-        else if (!strcmp(a, "--case") && nnames < BENCH_MAX_CASES)
+        else if (!strcmp(a, "--case")) {
+            if (nnames == BENCH_MAX_CASES) {
+                fprintf(stderr, "opnn bench: at most %d --case (%s is one more)\n", BENCH_MAX_CASES,
+                        v);
+                return 2;
+            }
             names[nnames++] = v;
-        else if (!strcmp(a, "--op"))
+        } else if (!strcmp(a, "--op"))
             custom_op = v;
         else if (!strcmp(a, "--shape"))
             custom_shape = v;
@@ -1168,11 +1185,12 @@ int opnn_tool_bench(int argc, char **argv)
             custom_dtype = v;
         else if (!strcmp(a, "--shapes"))
             shapes_path = v;
-        else if (!strcmp(a, "--iters"))
-            iters = atoi(v);
-        else if (!strcmp(a, "--warmup"))
-            warmup = atoi(v);
-        else {
+        else if (!strcmp(a, "--iters") || !strcmp(a, "--warmup")) {
+            if (!parse_count(v, !strcmp(a, "--iters") ? &iters : &warmup)) {
+                fprintf(stderr, "opnn bench: bad %s %s (0 to 100000)\n", a, v);
+                return 2;
+            }
+        } else {
             fprintf(stderr, "opnn bench: unknown option %s\n\n%s", a, bench_usage);
             return 2;
         }
