@@ -206,18 +206,25 @@ static int file_cases(const char *path, const char *op, bench_case *cases, size_
         return 1;
     }
     while (rc == 0 && fgets(line, sizeof line, f)) {
-        char *hash = strchr(line, '#'), shape[256], axes[128], dtype[32], extra[2];
+        /* fields as long as the line: a longer one would be split into the next */
+        char *hash = strchr(line, '#'), shape[sizeof line], axes[sizeof line], dtype[sizeof line],
+             extra[2];
         snprintf(where, wlen, "%s:%d: ", path, ++lineno);
         if (!strchr(line, '\n') && !feof(f)) {
-            fprintf(stderr, "opnn bench: %sline longer than %zu characters\n", where,
-                    sizeof line - 2);
+            /* fgets stopped before the newline: at the buffer's end, or a NUL byte came first */
+            if (strlen(line) < sizeof line - 1)
+                fprintf(stderr, "opnn bench: %sa NUL byte (not a text file?)\n", where);
+            else
+                fprintf(stderr, "opnn bench: %sline longer than %zu characters\n", where,
+                        sizeof line - 2);
             rc = 2;
             break;
         }
         if (hash)
             *hash = '\0';
         line[strcspn(line, "\r\n")] = '\0';
-        const int got = sscanf(line, "%255s %127s %31s %1s", shape, axes, dtype, extra);
+        _Static_assert(sizeof line == 512, "the widths below are sizeof line - 1");
+        const int got = sscanf(line, "%511s %511s %511s %1s", shape, axes, dtype, extra);
         if (got <= 0)
             continue;
         if (got != 3) {
