@@ -131,6 +131,20 @@ static int64_t case_numel(const bench_case *c)
     return n;
 }
 
+/* True if op has an integer attribute "axis" and no "axes" (ArgMax, ArgMin). */
+static bool op_takes_axis(const char *op)
+{
+    op_info info;
+    bool axis = false, axes = false;
+    if (op_describe(op, &info) != OP_OK)
+        return false;
+    for (size_t i = 0; i < info.num_attrs; i++) {
+        axis = axis || !strcmp(info.attrs[i].name, "axis");
+        axes = axes || !strcmp(info.attrs[i].name, "axes");
+    }
+    return axis && !axes;
+}
+
 /* c = a custom case of op on shape, axes (NULL or "all": every axis) and dtype; nonzero with a
  * message on stderr naming the bad value: `where` is a file's "path:line: ", or NULL for the
  * command line (the messages then name its options). Small: under 1 MB of input. */
@@ -171,6 +185,11 @@ static int custom_case(bench_case *c, const char *op, const char *shape, const c
                 return 2;
             }
             seen |= 1u << a;
+        }
+        if (c->naxes == 0 && op_takes_axis(c->op)) { /* ArgMax: one axis, or "all" of 1-D */
+            fprintf(stderr, "opnn bench: %sbad %s '' for %s (it reduces one axis)\n", pre, an,
+                    c->op);
+            return 2;
         }
     } else {
         c->all_axes = true;
@@ -272,20 +291,6 @@ static double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* True if op has an integer attribute "axis" and no "axes" (ArgMax, ArgMin). */
-static bool op_takes_axis(const char *op)
-{
-    op_info info;
-    bool axis = false, axes = false;
-    if (op_describe(op, &info) != OP_OK)
-        return false;
-    for (size_t i = 0; i < info.num_attrs; i++) {
-        axis = axis || !strcmp(info.attrs[i].name, "axis");
-        axes = axes || !strcmp(info.attrs[i].name, "axes");
-    }
-    return axis && !axes;
 }
 
 /* Binds input `x` and output `y` of one op call on ctx; infers the output shape. */
