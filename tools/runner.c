@@ -107,6 +107,15 @@ static bool dev_sync(void)
     return true;
 }
 
+static void format_dims(char *buf, size_t len, int32_t n, const int64_t *v)
+{
+    size_t at = (size_t)snprintf(buf, len, "[");
+    for (int32_t i = 0; i < n && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%lld", i ? "," : "", (long long)v[i]);
+    if (at < len)
+        snprintf(buf + at, len - at, "]");
+}
+
 tool_input *tool_input_create(const tool_case *c)
 {
     size_t esize = tool_dtype_size(c->dtype);
@@ -123,7 +132,10 @@ tool_input *tool_input_create(const tool_case *c)
     for (int32_t d = 0; d < c->args.ndim; d++) {
         in->shape[d] = c->args.shape[d];
         if (in->shape[d] < 0 || (in->shape[d] && in->numel > INT64_MAX / 16 / in->shape[d])) {
-            fprintf(stderr, "opnn: shape too large\n");
+            char dims[256];
+            format_dims(dims, sizeof dims, c->args.ndim, c->args.shape);
+            fprintf(stderr, "opnn: %s: bad --shape %s (%s)\n", c->args.op, dims,
+                    in->shape[d] < 0 ? "a negative dimension" : "more than 2^59 elements");
             goto out_free;
         }
         in->numel *= in->shape[d];
@@ -160,15 +172,6 @@ void tool_input_destroy(tool_input *in)
     dev_free(in->dev);
     free(in->host);
     free(in);
-}
-
-static void format_dims(char *buf, size_t len, int32_t n, const int64_t *v)
-{
-    size_t at = (size_t)snprintf(buf, len, "[");
-    for (int32_t i = 0; i < n && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%lld", i ? "," : "", (long long)v[i]);
-    if (at < len)
-        snprintf(buf + at, len - at, "]");
 }
 
 static const char *flag_name(int v)
