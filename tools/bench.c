@@ -1139,15 +1139,22 @@ static int bench_run(const bench_case *cases, size_t ncases, const char *device,
         cuda_inputs_free(&inp);
 #endif
     }
+    int rc = failures ? 1 : 0;
     if (json) {
         fprintf(json, "\n  ]\n}\n");
-        fclose(json);
+        /* a write that failed (a full disk) shows in the stream's error flag or at fclose */
+        const bool lost = ferror(json) != 0;
+        if (fclose(json) != 0 || lost) {
+            fprintf(stderr, "opnn bench: cannot write %s: %s\n", json_path,
+                    errno ? strerror(errno) : "write error");
+            rc = 1;
+        }
     }
 #if defined(OPNN_HAVE_CUDA)
     if (cuda)
         cuda_env_free(&env);
 #endif
-    return failures ? 1 : 0;
+    return rc;
 }
 
 int opnn_tool_bench(int argc, char **argv)
