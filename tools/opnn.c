@@ -362,5 +362,11 @@ int main(int argc, char **argv)
 out_unload:
     while (nplugins > 0)
         op_unload_plugin(plugins[--nplugins]);
+    /* results written to a full disk are lost: say so, and fail */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "opnn: cannot write the output: %s\n",
+                errno ? strerror(errno) : "write error");
+        rc = rc ? rc : 1;
+    }
     return rc;
 }
