@@ -14,7 +14,7 @@
 
 #define OPNN_ATTR_NAME_MAX 64
 #define OPNN_ATTR_INTS_MAX (OP_MAX_DIMS * 4)
-#define OPNN_MSG_MAX 512
+#define OPNN_MSG_MAX 1024
 #define OPNN_CHECKED_PTRS 16
 
 typedef struct opnn_attr {

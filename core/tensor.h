@@ -8,6 +8,8 @@
 
 #include <dlpack/dlpack.h>
 
+#include "opnn/context.h" /* OP_MAX_DIMS */
+
 /* Product of the dims; -1 if a dim is negative or the product of the dims other than zeros
  * overflows int64 (an empty tensor too: its compact strides could not be counted). */
 int64_t opnn__numel(int32_t ndim, const int64_t *shape);
@@ -24,7 +26,10 @@ const char *opnn__device_name(DLDeviceType t);
 /* Writes a readable dtype ("f32", "u8", "f32x4", "<code 9, 8 bits>") into buf. */
 void opnn__dtype_format(DLDataType t, char *buf, size_t len);
 
-/* Writes "[2, 3, 4]" into buf. */
+/* Room for any shape's "[2, 3, 4]": OP_MAX_DIMS dims of up to 20 characters and ", ". */
+#define OPNN_SHAPE_STR_MAX (OP_MAX_DIMS * 22 + 3)
+
+/* Writes "[2, 3, 4]" into buf (cut short if len is less than OPNN_SHAPE_STR_MAX). */
 void opnn__shape_format(int32_t ndim, const int64_t *shape, char *buf, size_t len);
 
 #endif /* OPNN_CORE_TENSOR_H */

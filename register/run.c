@@ -62,7 +62,7 @@ static op_status opnn__check_tensor(const opnn_op *op, op_context *ctx, const ch
     const DLTensor *t = &b->t;
     int64_t n = opnn__numel(t->ndim, t->shape);
     if (n < 0) {
-        char sh[160];
+        char sh[OPNN_SHAPE_STR_MAX];
         opnn__shape_format(t->ndim, t->shape, sh, sizeof(sh));
         return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
                               "%s: %s %d of shape %s has a negative dim, or dims (zeros aside) "
@@ -225,14 +225,14 @@ static op_status opnn__check_output(const opnn_op *op, op_context *ctx, int i)
     for (int32_t d = 0; same && d < nd; d++)
         same = sh[d] == y->shape[d];
     if (!same) {
-        char ws[256], gs[256];
+        char ws[OPNN_SHAPE_STR_MAX], gs[OPNN_SHAPE_STR_MAX];
         opnn__shape_format(nd, sh, ws, sizeof(ws));
         opnn__shape_format(y->ndim, y->shape, gs, sizeof(gs));
         return opnn__ctx_fail(ctx, OP_ERR_INVALID_ARGUMENT,
                               "%s: output %d has shape %s, expected %s", op->name, i, gs, ws);
     }
     if (!opnn__tensor_is_compact(y)) {
-        char ss[256];
+        char ss[OPNN_SHAPE_STR_MAX];
         opnn__shape_format(y->ndim, y->strides, ss, sizeof(ss));
         return opnn__ctx_fail(ctx, OP_ERR_UNSUPPORTED,
                               "%s: output %d has strides %s; outputs must be compact row-major",

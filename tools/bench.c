@@ -63,7 +63,7 @@ typedef struct bench_result {
     double host_us;       /* small cases: host loop, per call */
     int host_calls;       /* calls in that loop */
     int status;           /* op_status of the first failure, 0 if none */
-    char msg[256];
+    char msg[1024];
 } bench_result;
 
 static const char bench_usage[] =
@@ -214,7 +214,9 @@ static int custom_case(bench_case *c, const char *op, const char *shape, const c
 static int file_cases(const char *path, const char *op, bench_case *cases, size_t *n, size_t max)
 {
     const size_t wlen = strlen(path) + 32;
-    char line[512], *where = malloc(wlen);
+    char line[512], *where = malloc(wlen), *buf = NULL;
+    size_t cap = 0;
+    ssize_t len;
     FILE *f = where ? fopen(path, "r") : NULL;
     int rc = 0, lineno = 0;
     size_t added = 0;
@@ -224,21 +226,23 @@ static int file_cases(const char *path, const char *op, bench_case *cases, size_
         free(where);
         return 1;
     }
-    while (rc == 0 && fgets(line, sizeof line, f)) {
+    while (rc == 0 && (len = getline(&buf, &cap, f)) >= 0) {
         /* fields as long as the line: a longer one would be split into the next */
-        char *hash = strchr(line, '#'), shape[sizeof line], axes[sizeof line], dtype[sizeof line],
-             extra[2];
+        char *hash, shape[sizeof line], axes[sizeof line], dtype[sizeof line], extra[2];
         snprintf(where, wlen, "%s:%d: ", path, ++lineno);
-        if (!strchr(line, '\n') && !feof(f)) {
-            /* fgets stopped before the newline: at the buffer's end, or a NUL byte came first */
-            if (strlen(line) < sizeof line - 1)
-                fprintf(stderr, "opnn bench: %sa NUL byte (not a text file?)\n", where);
-            else
-                fprintf(stderr, "opnn bench: %sline longer than %zu characters\n", where,
-                        sizeof line - 2);
+        if (memchr(buf, '\0', (size_t)len)) { /* the last line too, newline or not */
+            fprintf(stderr, "opnn bench: %sa NUL byte (not a text file?)\n", where);
             rc = 2;
             break;
         }
+        if ((size_t)len - (len > 0 && buf[len - 1] == '\n') > sizeof line - 2) {
+            fprintf(stderr, "opnn bench: %sline longer than %zu characters\n", where,
+                    sizeof line - 2);
+            rc = 2;
+            break;
+        }
+        memcpy(line, buf, (size_t)len + 1);
+        hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
         line[strcspn(line, "\r\n")] = '\0';
@@ -257,7 +261,7 @@ static int file_cases(const char *path, const char *op, bench_case *cases, size_
             added++;
         }
     }
-    if (rc == 0 && ferror(f)) {
+    if (rc == 0 && (ferror(f) || !feof(f))) { /* a read error, or getline out of memory */
         fprintf(stderr, "opnn bench: cannot read --shapes %s: %s\n", path, strerror(errno));
         rc = 1;
     } else if (rc == 0 && added == 0) {
@@ -265,6 +269,7 @@ static int file_cases(const char *path, const char *op, bench_case *cases, size_
         rc = 2;
     }
     fclose(f);
+    free(buf);
     free(where);
     return rc;
 }
@@ -900,24 +905,16 @@ out:
 
 /* --- driver --------------------------------------------------------------------------------- */
 
-static void shape_str(const int64_t *v, size_t n, char *buf, size_t len)
-{
-    size_t o = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && o < len; i++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%lld", i ? "," : "", (long long)v[i]);
-}
-
 static void print_result(const bench_case *c, const bench_result *r, FILE *json, bool *first_json,
                          const char *device)
 {
-    char shape[128], axes[64], dtbuf[32];
+    char shape[TOOL_DIMS_STR_MAX], axes[TOOL_DIMS_STR_MAX], dtbuf[32];
     const char *dt;
-    shape_str(c->shape, (size_t)c->ndim, shape, sizeof shape);
+    tool_dims_str(shape, sizeof shape, false, (size_t)c->ndim, c->shape);
     if (c->all_axes)
         snprintf(axes, sizeof axes, "all");
     else
-        shape_str(c->axes, c->naxes, axes, sizeof axes);
+        tool_dims_str(axes, sizeof axes, false, c->naxes, c->axes);
     dt = tool_dtype_name(c->dtype, dtbuf, sizeof dtbuf);
     if (c->from_file)
         printf("[%s] axes [%s] %s: ", shape, axes, dt);

@@ -95,6 +95,15 @@ static const struct {
     {"i32", "int32", kDLInt, 32},     {"i64", "int64", kDLInt, 64},
 };
 
+void tool_dims_str(char *buf, size_t len, bool brackets, size_t n, const int64_t *v)
+{
+    size_t at = (size_t)snprintf(buf, len, "%s", brackets ? "[" : "");
+    for (size_t i = 0; i < n && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%lld", i ? "," : "", (long long)v[i]);
+    if (brackets && at < len)
+        snprintf(buf + at, len - at, "]");
+}
+
 double tool_now_s(void)
 {
     struct timespec ts;

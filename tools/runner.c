@@ -107,15 +107,6 @@ static bool dev_sync(void)
     return true;
 }
 
-static void format_dims(char *buf, size_t len, int32_t n, const int64_t *v)
-{
-    size_t at = (size_t)snprintf(buf, len, "[");
-    for (int32_t i = 0; i < n && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%lld", i ? "," : "", (long long)v[i]);
-    if (at < len)
-        snprintf(buf + at, len - at, "]");
-}
-
 tool_input *tool_input_create(const tool_case *c)
 {
     size_t esize = tool_dtype_size(c->dtype);
@@ -132,8 +123,8 @@ tool_input *tool_input_create(const tool_case *c)
     for (int32_t d = 0; d < c->args.ndim; d++) {
         in->shape[d] = c->args.shape[d];
         if (in->shape[d] < 0 || (in->shape[d] && in->numel > INT64_MAX / 16 / in->shape[d])) {
-            char dims[256];
-            format_dims(dims, sizeof dims, c->args.ndim, c->args.shape);
+            char dims[TOOL_DIMS_STR_MAX];
+            tool_dims_str(dims, sizeof dims, true, (size_t)c->args.ndim, c->args.shape);
             fprintf(stderr, "opnn: %s: bad --shape %s (%s)\n", c->args.op, dims,
                     in->shape[d] < 0 ? "a negative dimension" : "more than 2^59 elements");
             goto out_free;
@@ -286,14 +277,15 @@ int tool_run_case(const tool_case *c, tool_input *in)
     int64_t *ref_i = NULL;
     int rc = 1;
     bool reported = false;
-    char in_dims[256], out_dims[256], axes[256] = "", dtb[32], odtb[32];
+    char in_dims[TOOL_DIMS_STR_MAX], out_dims[TOOL_DIMS_STR_MAX], axes[TOOL_DIMS_STR_MAX] = "",
+                                                                  dtb[32], odtb[32];
     const char *dtn = tool_dtype_name(c->dtype, dtb, sizeof dtb);
 
-    format_dims(in_dims, sizeof in_dims, a->ndim, a->shape);
+    tool_dims_str(in_dims, sizeof in_dims, true, (size_t)a->ndim, a->shape);
     if (!in && !(in = own = tool_input_create(c)))
         goto out;
     if (a->has_axes)
-        format_dims(axes, sizeof axes, (int32_t)a->naxes, a->axes);
+        tool_dims_str(axes, sizeof axes, true, a->naxes, a->axes);
 
     op_status st = op_context_create(&ctx);
     if (st != OP_OK) {
@@ -320,7 +312,7 @@ int tool_run_case(const tool_case *c, tool_input *in)
         fprintf(stderr, "opnn: %s (%s)\n", op_context_error(ctx), op_status_str(st));
         goto out;
     }
-    format_dims(out_dims, sizeof out_dims, ondim, oshape);
+    tool_dims_str(out_dims, sizeof out_dims, true, (size_t)ondim, oshape);
     const char *odtn = tool_dtype_name(odt, odtb, sizeof odtb);
     size_t osize = tool_dtype_size(odt);
     if (!osize) {

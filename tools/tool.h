@@ -31,6 +31,10 @@ double tool_rng_uniform(tool_rng *r); /* [0, 1) */
 /* Parses "f32" "f64" "f16" "bf16" "i32" "i64" (also "float32", "int64" ...). */
 /* "128,256,56,56" -> v (at most cap values, *n set); "" is an empty list. */
 bool tool_parse_ints(const char *s, int64_t *v, size_t cap, size_t *n);
+/* Room for "[v0,v1,...]" of OP_MAX_DIMS values of up to 20 characters. */
+#define TOOL_DIMS_STR_MAX (OP_MAX_DIMS * 21 + 3)
+/* "[128,256,56,56]" (brackets true) or "128,256,56,56" into buf, cut short if len is smaller. */
+void tool_dims_str(char *buf, size_t len, bool brackets, size_t n, const int64_t *v);
 /* Seconds on the monotonic clock. */
 double tool_now_s(void);
 bool tool_dtype_parse(const char *s, DLDataType *out);
