@@ -82,7 +82,8 @@ OPNN_API op_status op_context_set_stream(op_context *ctx, void *cuda_stream);
 OPNN_API void op_context_clear(op_context *ctx);
 
 /// Why the last call on this context failed; "" after a success. Never NULL (also for a NULL
-/// context). The string lives until the next call on the context.
+/// context). The string lives until the next call on the context. At most 1023 bytes: room for
+/// two shapes of OP_MAX_DIMS dims of any size besides the op's and the argument's names.
 OPNN_API const char *op_context_error(const op_context *ctx);
 
 #ifdef __cplusplus
