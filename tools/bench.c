@@ -35,6 +35,8 @@
 
 #define BENCH_MAX_CASES 64 /* suite cases named with --case */
 #define BENCH_MAX_FILE_CASES 1024
+/* A --shapes line: its characters, its newline and a NUL */
+#define BENCH_LINE_BYTES 512
 #define BENCH_HOST_LOOP 10000
 
 typedef struct bench_case {
@@ -214,7 +216,7 @@ static int custom_case(bench_case *c, const char *op, const char *shape, const c
 static int file_cases(const char *path, const char *op, bench_case *cases, size_t *n, size_t max)
 {
     const size_t wlen = strlen(path) + 32;
-    char line[512], *where = malloc(wlen), *buf = NULL;
+    char *where = malloc(wlen), *line = NULL;
     size_t cap = 0;
     ssize_t len;
     FILE *f = where ? fopen(path, "r") : NULL;
@@ -226,27 +228,27 @@ static int file_cases(const char *path, const char *op, bench_case *cases, size_
         free(where);
         return 1;
     }
-    while (rc == 0 && (len = getline(&buf, &cap, f)) >= 0) {
+    while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
         /* fields as long as the line: a longer one would be split into the next */
-        char *hash, shape[sizeof line], axes[sizeof line], dtype[sizeof line], extra[2];
+        char *hash, shape[BENCH_LINE_BYTES], axes[BENCH_LINE_BYTES], dtype[BENCH_LINE_BYTES],
+            extra[2];
         snprintf(where, wlen, "%s:%d: ", path, ++lineno);
-        if (memchr(buf, '\0', (size_t)len)) { /* the last line too, newline or not */
+        if (memchr(line, '\0', (size_t)len)) { /* the last line too, newline or not */
             fprintf(stderr, "opnn bench: %sa NUL byte (not a text file?)\n", where);
             rc = 2;
             break;
         }
-        if ((size_t)len - (len > 0 && buf[len - 1] == '\n') > sizeof line - 2) {
-            fprintf(stderr, "opnn bench: %sline longer than %zu characters\n", where,
-                    sizeof line - 2);
+        if ((size_t)len - (len > 0 && line[len - 1] == '\n') > BENCH_LINE_BYTES - 2) {
+            fprintf(stderr, "opnn bench: %sline longer than %d characters\n", where,
+                    BENCH_LINE_BYTES - 2);
             rc = 2;
             break;
         }
-        memcpy(line, buf, (size_t)len + 1);
         hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
         line[strcspn(line, "\r\n")] = '\0';
-        _Static_assert(sizeof line == 512, "the widths below are sizeof line - 1");
+        _Static_assert(BENCH_LINE_BYTES == 512, "the widths below are BENCH_LINE_BYTES - 1");
         const int got = sscanf(line, "%511s %511s %511s %1s", shape, axes, dtype, extra);
         if (got <= 0)
             continue;
@@ -269,7 +271,7 @@ static int file_cases(const char *path, const char *op, bench_case *cases, size_
         rc = 2;
     }
     fclose(f);
-    free(buf);
+    free(line);
     free(where);
     return rc;
 }

@@ -28,7 +28,6 @@ uint64_t tool_rng_next(tool_rng *r);
 double tool_rng_uniform(tool_rng *r); /* [0, 1) */
 
 /* --- dtypes --- */
-/* Parses "f32" "f64" "f16" "bf16" "i32" "i64" (also "float32", "int64" ...). */
 /* "128,256,56,56" -> v (at most cap values, *n set); "" is an empty list. */
 bool tool_parse_ints(const char *s, int64_t *v, size_t cap, size_t *n);
 /* Room for "[v0,v1,...]" of OP_MAX_DIMS values of up to 20 characters. */
@@ -37,6 +36,7 @@ bool tool_parse_ints(const char *s, int64_t *v, size_t cap, size_t *n);
 void tool_dims_str(char *buf, size_t len, bool brackets, size_t n, const int64_t *v);
 /* Seconds on the monotonic clock. */
 double tool_now_s(void);
+/* Parses "f32" "f64" "f16" "bf16" "i32" "i64" (also "float32", "int64" ...). */
 bool tool_dtype_parse(const char *s, DLDataType *out);
 /* "f32" ...; "u8", "dt(code,bits,lanes)" for others. Returns buf or a static string. */
 const char *tool_dtype_name(DLDataType t, char *buf, size_t len);
