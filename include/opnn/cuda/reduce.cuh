@@ -98,22 +98,35 @@ __device__ __forceinline__ int64_t udiv(int64_t a, int64_t b)
 
 /* --- memory access ------------------------------------------------------------------------- */
 
-/* A 16-byte streaming load: read once, so it skips L1 (LDG.E.128.CONSTANT). */
-__device__ __forceinline__ uint4 load_vec(const void *p)
+/* A 16-byte streaming load: read once, so it skips L1 (LDG.E.128.CONSTANT). L2P: a miss brings
+ * the 256 aligned bytes around it into L2 (.L2::256B, LDG.E.NA.LTC256B.128.CONSTANT), where the
+ * block's own next loads or its neighbours' find them. Taken by the kernels whose reads gained
+ * with it and lost nowhere (inner_block_kernel, outer_kernel at DEPTH 2): on an H100, shapes off
+ * the suite 1-5.5% faster (f32 [2, 134217728] over 1 351.9 -> 345.0 us, [12, 4096, 128] over 1
+ * 16.5 -> 15.6), no suite case moved. Not in the others: column tiles of 512 bytes a row that
+ * start off 256 fetched neighbours' bytes that left L2 before they were read (f32 [100000,
+ * 2500] over 0 +7% DRAM bytes, 334 -> 348 us; f64 [24, 1000, 1001] over 1 +4%). */
+template <bool L2P = false> __device__ __forceinline__ uint4 load_vec(const void *p)
 {
     uint4 v;
-    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-        : "l"(p));
+    if constexpr (L2P)
+        asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
+    else
+        asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
     return v;
 }
 
 /* N consecutive elements at p (aligned to N * size) in one load where that is 4, 8 or 16 bytes;
- * element loads otherwise. */
-template <int N, class T> __device__ __forceinline__ void load_items(const T *p, T (&x)[N])
+ * element loads otherwise. L2P: load_vec's. */
+template <int N, bool L2P = false, class T>
+__device__ __forceinline__ void load_items(const T *p, T (&x)[N])
 {
     if constexpr (N * sizeof(T) == 16) {
-        const uint4 v = load_vec(p);
+        const uint4 v = load_vec<L2P>(p);
         memcpy(x, &v, 16);
     } else if constexpr (N > 1 && N * sizeof(T) == 8) {
         const uint2 v = __ldg(reinterpret_cast<const uint2 *>(p));
@@ -484,8 +497,8 @@ __device__ __forceinline__ void finish_unit(const Op &op, typename Op::acc_t v,
 /* Reduces U contiguous ranges at once into acc[0..U): range u holds n[u] elements at p[u]
  * (n[u] == 0: none); idx[u] is the reduction index of its first element. The lanes of a group
  * (lane in [0, G)) stride over 16-byte vectors, so the U loads of one round are in flight
- * together; the head before the first 16-byte boundary and the tail are scalar. */
-template <class Op, int U, int D = 1>
+ * together; the head before the first 16-byte boundary and the tail are scalar. L2P: load_vec's. */
+template <class Op, int U, int D = 1, bool L2P = false>
 __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_t *const (&p)[U],
                                             const int64_t (&n)[U], const int64_t (&idx)[U],
                                             int lane, int G, typename Op::acc_t (&acc)[U])
@@ -526,7 +539,7 @@ __device__ __forceinline__ void walk_ranges(const Op &op, const typename Op::in_
 #pragma unroll
             for (int u = 0; u < U; u++)
                 if (j0 + d * G < nv[u])
-                    v[d][u] = load_vec(vp[u] + j0 + d * G);
+                    v[d][u] = load_vec<L2P>(vp[u] + j0 + d * G);
 #pragma unroll
         for (int d = 0; d < D; d++)
 #pragma unroll
@@ -581,8 +594,8 @@ fold_vec_part(const Op &op, typename Op::acc_t a, const uint4 &v, int64_t idx, i
  * WALK_VECS: every segment 16-byte aligned, len counted in vectors. WALK_COVER: segments of
  * `elems` elements at any element offset, len the most 16-byte vectors that cover one (vectors
  * past a segment's end are its first, not folded); the caller keeps every covering vector inside
- * the tensor's memory. Returns this thread's partial. */
-template <class Op, int MODE, int DEPTH = 1>
+ * the tensor's memory. Returns this thread's partial. L2P: load_vec's. */
+template <class Op, int MODE, int DEPTH = 1, bool L2P = false>
 __device__ __forceinline__ typename Op::acc_t
 walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, int len, int nseg,
               int64_t idx0, int64_t idx_stride, int elems = 0)
@@ -619,10 +632,10 @@ walk_segments(const Op &op, const typename Op::in_t *seg0, int64_t seg_stride, i
             const int h = (int)(((unsigned)(uintptr_t)q & 15u) / sizeof(T));
             lo = o * V - h;
             q -= h;
-            x = load_vec(!live ? first : lo < elems ? q + o * V : q);
+            x = load_vec<L2P>(!live ? first : lo < elems ? q + o * V : q);
         } else if constexpr (VEC) {
             q += o * V;
-            x = load_vec(live ? q : first);
+            x = load_vec<L2P>(live ? q : first);
             lo = 0;
         } else {
             x = __ldg(q + o);
@@ -862,8 +875,8 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1 ? 2 : min_blocks<Op>(kMinBlo
                        ((q + klen * sizeof(T) + 15) & ~(uintptr_t)15) <= t_end;
             };
             if (flat_vec) {
-                acc[0] = walk_segments<Op, WALK_VECS, DEPTH>(op, seg0, a.r1_stride, (int)(klen / V),
-                                                             (int)nseg, idx0, a.k);
+                acc[0] = walk_segments<Op, WALK_VECS, DEPTH, true>(
+                    op, seg0, a.r1_stride, (int)(klen / V), (int)nseg, idx0, a.k);
             } else if (klen * (int64_t)sizeof(T) >= kCoverMinBytes &&
                        (a.r1_stride > 0 || inside(0))) {
                 /* segments off 16 bytes: the vectors that cover them. Only the tensor's lowest
@@ -882,11 +895,11 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1 ? 2 : min_blocks<Op>(kMinBlo
                 if (s1 < nseg)
                     by_elems(nseg - 1);
                 if (s1 > s0)
-                    acc[0] =
-                        op.combine(acc[0], walk_segments<Op, WALK_COVER, cover_depth<Op>(DEPTH)>(
-                                               op, seg0 + s0 * a.r1_stride, a.r1_stride,
-                                               (int)OPNN_CUDA_COVER_VECTORS(klen, (int64_t)V),
-                                               (int)(s1 - s0), idx0 + s0 * a.k, a.k, (int)klen));
+                    acc[0] = op.combine(acc[0],
+                                        walk_segments<Op, WALK_COVER, cover_depth<Op>(DEPTH), true>(
+                                            op, seg0 + s0 * a.r1_stride, a.r1_stride,
+                                            (int)OPNN_CUDA_COVER_VECTORS(klen, (int64_t)V),
+                                            (int)(s1 - s0), idx0 + s0 * a.k, a.k, (int)klen));
             } else {
                 acc[0] = walk_segments<Op, WALK_ELEMS>(op, seg0, a.r1_stride, (int)klen, (int)nseg,
                                                        idx0, a.k);
@@ -921,7 +934,7 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1 ? 2 : min_blocks<Op>(kMinBlo
                     n[0] = min(piece, klen - lo);
                     idx[0] = idx0 + s * a.k + lo;
                 }
-                walk_ranges<Op, 1, kUnroll * DEPTH>(op, p, n, idx, lane, G, acc);
+                walk_ranges<Op, 1, kUnroll * DEPTH, true>(op, p, n, idx, lane, G, acc);
             }
         }
         finish_unit(op, block_reduce(op, acc[0], s_warp), out, c, a.red_n, a.partials, a.counters,
@@ -2328,7 +2341,7 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
                         T x[U][VEC];
 #pragma unroll
                         for (int u = 0; u < U; u++)
-                            load_items<VEC>(col + (r + u * BY) * p.r_stride, x[u]);
+                            load_items<VEC, (DEPTH > 1)>(col + (r + u * BY) * p.r_stride, x[u]);
 #pragma unroll
                         for (int u = 0; u < U; u++)
 #pragma unroll
@@ -2345,7 +2358,8 @@ __global__ void __launch_bounds__(kBlock, DEPTH > 1   ? 2
                         T x[U - 1][VEC];
 #pragma unroll
                         for (int u = 0; u < U - 1; u++)
-                            load_items<VEC>(col + min(r + u * BY, rc) * p.r_stride, x[u]);
+                            load_items<VEC, (DEPTH > 1)>(col + min(r + u * BY, rc) * p.r_stride,
+                                                         x[u]);
 #pragma unroll
                         for (int u = 0; u < U - 1; u++)
                             if (r + u * BY < rb)
