@@ -44,7 +44,8 @@
  *                       SUP: super-rows, contiguous rows off 16 bytes read k at a time as
  *                       one row of 16-byte loads; each chunk of output columns folds its k
  *                       sub-columns in the tile that completes it; DEPTH 2: a block a unit
- *                       of 16-byte loads twice as deep, at 2 blocks an SM.
+ *                       of 16-byte loads twice as deep, at 2 blocks an SM, with load_vec's
+ *                       L2P.
  *   col_tiny_kernel     COL_TINY_R with at most 32 rows ([R, B], A = 1): a thread per column
  *                       item (a vector, or a column when rows are not 16-byte aligned), several
  *                       items a thread, rows loaded four at a time, all in flight at once.
@@ -100,12 +101,13 @@ __device__ __forceinline__ int64_t udiv(int64_t a, int64_t b)
 
 /* A 16-byte streaming load: read once, so it skips L1 (LDG.E.128.CONSTANT). L2P: a miss brings
  * the 256 aligned bytes around it into L2 (.L2::256B, LDG.E.NA.LTC256B.128.CONSTANT), where the
- * block's own next loads or its neighbours' find them. Taken by the kernels whose reads gained
- * with it and lost nowhere (inner_block_kernel, outer_kernel at DEPTH 2): on an H100, shapes off
- * the suite 1-5.5% faster (f32 [2, 134217728] over 1 351.9 -> 345.0 us, [12, 4096, 128] over 1
- * 16.5 -> 15.6), no suite case moved. Not in the others: column tiles of 512 bytes a row that
- * start off 256 fetched neighbours' bytes that left L2 before they were read (f32 [100000,
- * 2500] over 0 +7% DRAM bytes, 334 -> 348 us; f64 [24, 1000, 1001] over 1 +4%). */
+ * thread's next loads or its neighbours' find them. Taken where every shape measured gained or
+ * held (inner_block_kernel, outer_kernel at DEPTH 2). On an H100, main against it on one
+ * machine: f32 [2, 134217728] over 1 351-353 -> 346-348 us, f32 [12, 4096, 128] over 1 1510-1533
+ * -> 1586-1610 GB/s, bf16 [8, 4096, 256] +3%; no suite case moved. Not in the other kernels:
+ * there, column tiles of 512 bytes a row that start off 256 fetched their neighbours' bytes,
+ * which left L2 before those were read (f32 [100000, 2500] over 0: DRAM bytes +7%, 334 -> 348
+ * us; f64 [24, 1000, 1001] over 1 +4%). */
 template <bool L2P = false> __device__ __forceinline__ uint4 load_vec(const void *p)
 {
     uint4 v;
@@ -824,7 +826,8 @@ template <class Op> constexpr int cover_depth(int depth)
  * a chunk of one) is cut into pieces, a group of `sub` lanes on one at a time, kUnroll deep.
  * DEPTH 2 (at most 2 blocks an SM, for grids of that few): twice the loads in flight, so that
  * 256 blocks keep 8 MB in flight (the read kernel with 4 MB in flight read 0.96 of its best; 256
- * blocks of 4 loads a thread had bn_nhw at 0.95 of that read at its size). */
+ * blocks of 4 loads a thread had bn_nhw at 0.95 of that read at its size). Vector loads with
+ * load_vec's L2P. */
 template <class Op, int DEPTH = 1>
 __global__ void __launch_bounds__(kBlock, DEPTH > 1 ? 2 : min_blocks<Op>(kMinBlocksInner))
     inner_block_kernel(Op op, inner_args a)
